@@ -1,0 +1,90 @@
+from django.contrib import admin
+
+from leaderboard.models import (
+    AggregationRun,
+    Dataset,
+    Evaluation,
+    IterationScore,
+    Language,
+    LanguageGroup,
+    LanguageModel,
+    Leaderboard,
+    LeaderboardEntry,
+    Submission,
+)
+
+
+@admin.register(Language)
+class LanguageAdmin(admin.ModelAdmin):
+    list_display = ("code", "name", "board")
+    search_fields = ("code", "name")
+
+
+@admin.register(LanguageGroup)
+class LanguageGroupAdmin(admin.ModelAdmin):
+    list_display = ("slug", "name", "boards")
+
+
+@admin.register(Dataset)
+class DatasetAdmin(admin.ModelAdmin):
+    list_display = ("name", "task", "counts_toward_leaderboard", "train_size", "val_size", "test_size", "origin")
+    list_filter = ("task", "counts_toward_leaderboard", "origin", "languages")
+    list_editable = ("counts_toward_leaderboard",)
+    search_fields = ("name", "description")
+    filter_horizontal = ("languages",)
+
+
+@admin.register(LanguageModel)
+class LanguageModelAdmin(admin.ModelAdmin):
+    list_display = ("model_id", "model_type", "num_parameters", "precision", "trust_remote_code_allowed")
+    list_filter = ("model_type", "trust_remote_code_allowed")
+    search_fields = ("model_id",)
+
+
+class IterationScoreInline(admin.TabularInline):
+    model = IterationScore
+    extra = 0
+    readonly_fields = ("iteration", "metric", "value")
+    can_delete = False
+
+
+@admin.register(Evaluation)
+class EvaluationAdmin(admin.ModelAdmin):
+    list_display = ("model", "dataset", "few_shot", "validation_split", "num_iterations", "source", "updated_at")
+    list_filter = ("few_shot", "validation_split", "dataset__task", "dataset")
+    search_fields = ("model__model_id", "dataset__name")
+    raw_id_fields = ("model", "dataset", "submission")
+    inlines = [IterationScoreInline]
+
+
+@admin.register(IterationScore)
+class IterationScoreAdmin(admin.ModelAdmin):
+    list_display = ("evaluation", "iteration", "metric", "value")
+    list_filter = ("metric",)
+    raw_id_fields = ("evaluation",)
+
+
+@admin.register(Submission)
+class SubmissionAdmin(admin.ModelAdmin):
+    list_display = ("id", "model", "revision", "few_shot", "status", "datasets_done", "datasets_total", "created_at")
+    list_filter = ("status", "few_shot")
+    search_fields = ("model__model_id",)
+    raw_id_fields = ("model", "submitted_by")
+
+
+@admin.register(Leaderboard)
+class LeaderboardAdmin(admin.ModelAdmin):
+    list_display = ("code", "name", "kind", "num_entries", "generated_at")
+
+
+@admin.register(LeaderboardEntry)
+class LeaderboardEntryAdmin(admin.ModelAdmin):
+    list_display = ("leaderboard", "position", "model", "few_shot", "validation_split", "rank", "rank_score")
+    list_filter = ("leaderboard",)
+    raw_id_fields = ("model",)
+
+
+@admin.register(AggregationRun)
+class AggregationRunAdmin(admin.ModelAdmin):
+    list_display = ("id", "boards", "trigger", "triggered_by", "status", "started_at", "duration_seconds", "entries_changed")
+    readonly_fields = [f.name for f in AggregationRun._meta.fields]

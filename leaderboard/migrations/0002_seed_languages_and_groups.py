@@ -1,0 +1,17 @@
+from django.db import migrations
+
+
+def seed(apps, schema_editor):
+    from leaderboard.languages import GROUPS, LANGUAGE_NAMES, board_of
+
+    Language = apps.get_model("leaderboard", "Language")
+    LanguageGroup = apps.get_model("leaderboard", "LanguageGroup")
+    for code, name in LANGUAGE_NAMES.items():
+        Language.objects.get_or_create(code=code, defaults={"name": name, "board": board_of(code)})
+    for slug, (name, boards) in GROUPS.items():
+        LanguageGroup.objects.get_or_create(slug=slug, defaults={"name": name, "boards": boards})
+
+
+class Migration(migrations.Migration):
+    dependencies = [("leaderboard", "0001_initial")]
+    operations = [migrations.RunPython(seed, migrations.RunPython.noop)]

@@ -1,0 +1,206 @@
+"""Django settings for Glossa, read from the environment.
+
+Embedded default (no configuration): SQLite and a file-system Celery broker under
+``var/``. Production: set ``DATABASE_URL`` (PostgreSQL), ``CELERY_BROKER_URL``
+(Redis), ``SECRET_KEY`` and ``ALLOWED_HOSTS``.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(os.environ.get("GLOSSA_VAR_DIR", BASE_DIR / "var"))
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_int(name: str, default: int | None) -> int | None:
+    value = os.environ.get(name)
+    if value is None or value.strip() == "":
+        return default
+    return int(value)
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    value = os.environ.get(name)
+    if not value:
+        return default
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def _local_secret_key() -> str:
+    """A stable per-checkout key for the embedded default; production sets SECRET_KEY."""
+    key_file = VAR_DIR / "secret_key"
+    try:
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
+        if not key_file.exists():
+            key_file.write_text(secrets.token_urlsafe(50))
+        return key_file.read_text().strip()
+    except OSError as exc:  # read-only deployments must set SECRET_KEY
+        raise ImproperlyConfigured("Set SECRET_KEY in the environment.") from exc
+
+
+DEBUG = env_bool("DEBUG", False)
+SECRET_KEY = os.environ.get("SECRET_KEY") or _local_secret_key()
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.humanize",
+    "leaderboard",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "leaderboard.urls"
+WSGI_APPLICATION = "leaderboard.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": dj_database_url.parse(
+        os.environ.get("DATABASE_URL", f"sqlite:///{VAR_DIR / 'glossa.sqlite3'}"),
+        conn_max_age=env_int("DB_CONN_MAX_AGE", 60) or 0,
+    )
+}
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
+    # SQLite under a web server and a worker at once: wait for locks instead of failing.
+    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = VAR_DIR / "staticfiles"
+
+# --- security: right for a public site -------------------------------------------
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", SECURE_SSL_REDIRECT)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0) or 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_SECONDS > 0
+if env_bool("BEHIND_TLS_PROXY", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
+
+# --- cache: Redis when configured (shared by web processes), else local memory ----
+REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# --- Celery ------------------------------------------------------------------------
+CELERY_BROKER_DIR = VAR_DIR / "celery-broker"
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
+CELERY_BROKER_TRANSPORT_OPTIONS: dict = {}
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    for _sub in ("queue", "processed"):
+        (CELERY_BROKER_DIR / _sub).mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(CELERY_BROKER_DIR / "queue"),
+        "data_folder_out": str(CELERY_BROKER_DIR / "queue"),
+        "processed_folder": str(CELERY_BROKER_DIR / "processed"),
+        "store_processed": False,
+    }
+elif CELERY_BROKER_URL.startswith("redis"):
+    # A task not acknowledged within this time is re-delivered; longer than the hard limit.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 6 * 3600}
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_DEFAULT_QUEUE = "default"
+CELERY_TASK_ROUTES = {
+    "leaderboard.tasks.evaluate_submission": {"queue": "gpu"},
+    "leaderboard.tasks.aggregate_language": {"queue": "default"},
+    "leaderboard.tasks.aggregate_boards": {"queue": "default"},
+}
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+GLOSSA_EVAL_SOFT_TIME_LIMIT = env_int("GLOSSA_EVAL_SOFT_TIME_LIMIT", 4 * 3600)
+GLOSSA_EVAL_TIME_LIMIT = env_int("GLOSSA_EVAL_TIME_LIMIT", 4 * 3600 + 600)
+
+# --- Glossa ------------------------------------------------------------------------
+_shared_datasets = BASE_DIR.parent / "shared" / "datasets"
+DATA_DIR = Path(os.environ.get("DATA_DIR", _shared_datasets if _shared_datasets.exists() else BASE_DIR / "data"))
+RESULTS_DIR = Path(os.environ.get("RESULTS_DIR", BASE_DIR.parent / "shared" / "results"))
+EVALUATION_OUTPUT_DIR = Path(os.environ.get("GLOSSA_EVALUATION_OUTPUT_DIR", VAR_DIR / "evaluations"))
+MODEL_CACHE_DIR = Path(os.environ.get("GLOSSA_MODEL_CACHE", VAR_DIR / "models"))
+# Small deployments and tests evaluate a slice: the defaults are the real methodology.
+EVALUATION_ITERATIONS = env_int("GLOSSA_ITERATIONS", 10)
+EVALUATION_TEST_LIMIT = env_int("GLOSSA_TEST_LIMIT", None)
+EVALUATION_BACKEND = os.environ.get("GLOSSA_BACKEND", "transformers")
+EVALUATION_MAX_TRAIN_STEPS = env_int("GLOSSA_MAX_TRAIN_STEPS", None)
+SUBMISSIONS_PER_DAY = env_int("GLOSSA_SUBMISSIONS_PER_DAY", 5)
+RANK_BOOTSTRAP_REPLICATES = env_int("GLOSSA_RANK_BOOTSTRAP_REPLICATES", 200)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Serve the site and run Celery workers (queues gpu and default) on the embedded
+# default. Small-deployment settings evaluate a slice unless already set.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PORT="${1:-8000}"
+BIN=.venv/bin
+export GLOSSA_ITERATIONS="${GLOSSA_ITERATIONS:-3}"
+export GLOSSA_TEST_LIMIT="${GLOSSA_TEST_LIMIT:-32}"
+export GLOSSA_MAX_TRAIN_STEPS="${GLOSSA_MAX_TRAIN_STEPS:-60}"
+mkdir -p var/log
+"$BIN/celery" -A leaderboard worker -Q gpu --concurrency 1 --prefetch-multiplier 1 -n gpu@%h \
+  --loglevel INFO --logfile var/log/worker-gpu.log &
+GPU_WORKER=$!
+"$BIN/celery" -A leaderboard worker -Q default --concurrency 1 -n default@%h \
+  --loglevel INFO --logfile var/log/worker-default.log &
+DEFAULT_WORKER=$!
+trap 'kill $GPU_WORKER $DEFAULT_WORKER 2>/dev/null; wait' EXIT INT TERM
+echo "Glossa on http://127.0.0.1:$PORT/  (workers log to var/log/)"
+"$BIN/gunicorn" leaderboard.wsgi --bind "127.0.0.1:$PORT" --workers 2 --timeout 60 --access-logfile -
