@@ -1,0 +1,5 @@
+"""Celery tasks. Each area keeps its tasks in its own module; names are explicit
+(``leaderboard.tasks.<name>``) so routing in settings does not depend on the layout."""
+
+from leaderboard.tasks.aggregation import *  # noqa: F401,F403
+from leaderboard.tasks.evaluation import *  # noqa: F401,F403

@@ -1,0 +1,1 @@
+"""Aggregation tasks (queue ``default``)."""
