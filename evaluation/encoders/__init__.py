@@ -1,0 +1,1 @@
+"""Helpers of encoder fine-tuning (evaluation.finetune): heads, training loop, NER alignment, QA."""

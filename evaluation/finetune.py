@@ -1,0 +1,199 @@
+"""Encoder evaluation by fine-tuning (METHODOLOGY §1, "Encoders").
+
+In every bootstrap iteration *i*: load the pretrained encoder with a fresh task head
+(seed ``4242 + i``), fine-tune it on the iteration's train resample, early-stopping on
+the val resample, then score the test resample with the same metrics as generative
+models (:func:`evaluation.metrics.compute_task_metrics`).
+
+The runner calls :func:`evaluate_encoder_dataset` for models of type ``encoder``.
+Helpers live in :mod:`evaluation.encoders` (heads, training loop, NER alignment, QA).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from evaluation.encoders.heads import HEADS, Head, needs_prefix_space
+from evaluation.encoders.training import (
+    DEFAULT_EVAL_EVERY,
+    BatchSize,
+    TrainingReport,
+    TrainingSettings,
+    train,
+)
+from evaluation.errors import EvaluationError, ModelLoadError
+from evaluation.metrics import compute_task_metrics
+from evaluation.tasks import canonical_task
+
+logger = logging.getLogger(__name__)
+
+BASE_SEED = 4242
+MAX_SEQUENCE_LENGTH_CAP = 512
+
+
+class UnsupportedEncoderTask(EvaluationError):
+    """The task needs text generation, which an encoder cannot do."""
+
+
+def _info_get(dataset_info: Any, key: str, default: Any = None) -> Any:
+    if isinstance(dataset_info, Mapping):
+        return dataset_info.get(key, default)
+    return getattr(dataset_info, key, default)
+
+
+def check_task_supported(task: str) -> str:
+    task = canonical_task(task)
+    if task == "summarization":
+        raise UnsupportedEncoderTask(
+            "summarization needs a generative model: encoder models (BERT-like) cannot be "
+            "evaluated on summarization datasets; pick a decoder model or another dataset"
+        )
+    if task not in HEADS:
+        raise UnsupportedEncoderTask(f"encoder models cannot be evaluated on task {task!r}")
+    return task
+
+
+def task_labels(task: str, dataset_info: Any, train_rows: Sequence[dict]) -> list[str]:
+    """The dataset's label list (dataset.json ``labels``), else the labels seen in train."""
+    labels = list(_info_get(dataset_info, "labels", ()) or ())
+    if labels or task not in ("sentiment-classification", "linguistic-acceptability", "named-entity-recognition"):
+        return labels
+    if task == "named-entity-recognition":
+        return sorted({tag for row in train_rows for tag in row["labels"]}, key=lambda t: (t != "O", t))
+    return sorted({row["label"] for row in train_rows})
+
+
+def model_max_length(tokenizer, config) -> int:
+    limits = [MAX_SEQUENCE_LENGTH_CAP]
+    if getattr(tokenizer, "model_max_length", None) and tokenizer.model_max_length < 1_000_000:
+        limits.append(int(tokenizer.model_max_length))
+    if getattr(config, "max_position_embeddings", None):
+        limits.append(int(config.max_position_embeddings))
+    return min(limits)
+
+
+def load_tokenizer(model_dir: str, config, task: str):
+    from transformers import AutoTokenizer
+
+    kwargs = {"add_prefix_space": True} if needs_prefix_space(getattr(config, "model_type", ""), task) else {}
+    try:
+        return AutoTokenizer.from_pretrained(model_dir, **kwargs)
+    except (OSError, ValueError) as exc:
+        raise ModelLoadError(f"could not load the tokenizer of {model_dir}: {exc}") from exc
+
+
+def make_head(model_dir: str, dataset_info: Any, train_rows: Sequence[dict]) -> Head:
+    from transformers import AutoConfig
+
+    task = check_task_supported(_info_get(dataset_info, "task"))
+    try:
+        config = AutoConfig.from_pretrained(model_dir)
+    except (OSError, ValueError) as exc:
+        raise ModelLoadError(f"could not read the model configuration in {model_dir}: {exc}") from exc
+    tokenizer = load_tokenizer(model_dir, config, task)
+    head_class = HEADS[task]
+    return head_class(tokenizer, max_length=model_max_length(tokenizer, config), labels=task_labels(task, dataset_info, train_rows))
+
+
+def _resampled(features: Sequence[list[dict]], idx: np.ndarray) -> list[dict]:
+    return [feature for j in idx for feature in features[int(j)]]
+
+
+def _check_indices(splits: Mapping[str, Sequence[dict]], indices: Mapping[str, np.ndarray], iterations: int) -> None:
+    for split in ("train", "val", "test"):
+        if split not in splits or split not in indices:
+            raise ValueError(f"missing split {split!r} (need train, val and test rows and indices)")
+        idx = np.asarray(indices[split])
+        if idx.ndim != 2 or idx.shape[0] < iterations:
+            raise ValueError(f"indices[{split!r}] must have shape (iterations >= {iterations}, n), got {idx.shape}")
+        if idx.size and (idx.min() < 0 or idx.max() >= len(splits[split])):
+            raise ValueError(f"indices[{split!r}] point outside the {len(splits[split])} rows of {split}")
+    if not len(splits["train"]) or not len(splits["test"]):
+        raise ValueError("encoder fine-tuning needs a non-empty train and test split")
+
+
+def _load_model(head: Head, model_dir: str, device: str):
+    from transformers.utils import logging as hf_logging
+
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # the fresh head's "newly initialized" warning is expected
+    try:
+        model = head.load_model(model_dir)
+    except ValueError as exc:
+        raise ModelLoadError(
+            f"{model_dir} has no {head.auto_class_name.removeprefix('AutoModelFor')} head "
+            f"in transformers, so it cannot be fine-tuned for this task: {exc}"
+        ) from exc
+    except OSError as exc:
+        raise ModelLoadError(f"could not load the weights in {model_dir}: {exc}") from exc
+    finally:
+        hf_logging.set_verbosity(verbosity)
+    return model.to(device)
+
+
+def evaluate_encoder_dataset(
+    model_dir: str,
+    dataset_info: Any,
+    splits: dict[str, list[dict]],
+    indices: dict[str, np.ndarray],
+    *,
+    iterations: int,
+    max_steps: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    device: str = "cpu",
+    eval_every: int = DEFAULT_EVAL_EVERY,
+    reports: list[TrainingReport] | None = None,
+) -> list[dict[str, float]]:
+    """Fine-tune and score ``iterations`` times; one metric dict per iteration.
+
+    ``indices[split][i]`` are the row indices of iteration *i*'s resample of ``split``
+    (evaluation.bootstrap). ``max_steps`` bounds the optimizer steps per iteration
+    (None: until early stopping, capped at 1000). ``progress(done, total)`` is called
+    after each iteration. Training reports are appended to ``reports`` when given.
+    """
+    import torch
+
+    if iterations < 1:
+        raise ValueError("iterations must be at least 1")
+    _check_indices(splits, indices, iterations)
+    task = check_task_supported(_info_get(dataset_info, "task"))
+    head = make_head(model_dir, dataset_info, splits["train"])
+    train_features = head.encode(splits["train"])
+    val_features = head.encode(splits["val"])
+    settings = TrainingSettings(max_steps=max_steps, eval_every=eval_every)
+    batch = BatchSize(settings.batch_size)
+    test_rows = splits["test"]
+    scores = []
+    for i in range(iterations):
+        seed = BASE_SEED + i
+        torch.manual_seed(seed)  # the fresh head's initialisation
+        model = _load_model(head, model_dir, device)
+        report = train(
+            model,
+            _resampled(train_features, indices["train"][i]),
+            _resampled(val_features, indices["val"][i]),
+            head.collate,
+            settings,
+            seed=seed,
+            device=device,
+            batch=batch,
+        )
+        test_idx = np.asarray(indices["test"][i])
+        unique = np.unique(test_idx)  # resamples repeat rows: predict each row once
+        predictions = dict(zip(unique.tolist(), head.predict(model, [test_rows[j] for j in unique], batch, device)))
+        golds = [head.gold(test_rows[j]) for j in test_idx]
+        scores.append(compute_task_metrics(task, golds, [predictions[j] for j in test_idx.tolist()]))
+        logger.info(
+            "iteration %d: %d steps, best val loss %.4f at step %s, batch %d: %s",
+            i, report.steps, report.best_val_loss, report.best_step, batch.size, scores[-1],
+        )
+        if reports is not None:
+            reports.append(report)
+        del model
+        if progress is not None:
+            progress(i + 1, iterations)
+    return scores
