@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import importlib.metadata
-import importlib.util
-import inspect
 import json
 import os
 from collections.abc import Callable, Sequence
@@ -84,17 +82,29 @@ def evaluate_model(model_id: str, dataset_names: Sequence[str], settings: Evalua
 
 
 def _evaluate_encoder(info, loaded, settings, on_record, on_progress) -> list[dict]:
-    if importlib.util.find_spec("evaluation.finetune") is None:
-        raise EvaluationError(f"{info.model_id} is an encoder model, and encoder fine-tuning is not available "
-                              "in this installation")
-    from evaluation import finetune
+    """Encoders are fine-tuned per iteration (evaluation.finetune), on the same resamples."""
+    from types import SimpleNamespace
 
-    params = inspect.signature(finetune.evaluate_encoder_dataset).parameters
+    from evaluation.finetune import evaluate_encoder_dataset
+
+    model_dir = str(local_weights(info))
     records = []
     for dataset in loaded:
-        offered = {"model_info": info, "info": info, "model_id": info.model_id, "dataset": dataset,
-                   "dataset_name": dataset.info.name, "settings": settings, "on_progress": on_progress}
-        record = finetune.evaluate_encoder_dataset(**{k: v for k, v in offered.items() if k in params})
+        ds_info = dataset.info
+        eval_split = "val" if settings.validation_split else "test"
+        rows = dataset.splits[eval_split][: settings.limit] if settings.limit else dataset.splits[eval_split]
+        if not rows:
+            raise EvaluationError(f"dataset {ds_info.name!r} has no {eval_split} rows to evaluate")
+        splits = {"train": dataset.splits["train"], "val": dataset.splits["val"], "test": rows}
+        sizes = {split: len(splits[split]) for split in SPLITS}
+        indices = bootstrap_indices(sizes, settings.iterations)
+        raw = evaluate_encoder_dataset(
+            model_dir, ds_info, splits, indices, iterations=settings.iterations,
+            max_steps=settings.max_train_steps,
+            progress=(lambda done, total, name=ds_info.name: on_progress(name, done, total)) if on_progress else None,
+        )
+        record = build_record(info, ds_info, get_task(ds_info.task).name, raw, settings,
+                              SimpleNamespace(name="transformers"), "finetune", [[] for _ in raw])
         records.append(record)
         if on_record:
             on_record(record)
