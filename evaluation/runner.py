@@ -100,7 +100,7 @@ def _evaluate_encoder(info, loaded, settings, on_record, on_progress) -> list[di
         indices = bootstrap_indices(sizes, settings.iterations)
         raw = evaluate_encoder_dataset(
             model_dir, ds_info, splits, indices, iterations=settings.iterations,
-            max_steps=settings.max_train_steps,
+            max_steps=settings.max_train_steps, device=_training_device(),
             progress=(lambda done, total, name=ds_info.name: on_progress(name, done, total)) if on_progress else None,
         )
         record = build_record(info, ds_info, get_task(ds_info.task).name, raw, settings,
@@ -109,6 +109,12 @@ def _evaluate_encoder(info, loaded, settings, on_record, on_progress) -> list[di
         if on_record:
             on_record(record)
     return records
+
+
+def _training_device() -> str:
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
 
 
 # --- one dataset ---------------------------------------------------------------------------
