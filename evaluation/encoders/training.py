@@ -14,6 +14,7 @@ val every 30 steps, early stopping with patience 2, restore the best checkpoint.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +22,8 @@ from typing import Any
 
 import numpy as np
 import torch
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_LEARNING_RATE = 2e-5
 DEFAULT_EFFECTIVE_BATCH = 32
@@ -204,6 +207,7 @@ def train(
     def evaluate_and_check(step: int) -> bool:
         loss = validation_loss(model, val_features, collate, batch, device)
         report.val_losses.append((step, loss))
+        logger.info("step %d: val loss %.4f (best %.4f)", step, loss, min(loss, stopper.best_loss))
         return stopper.update(step, loss, model)
 
     for step in range(1, cap + 1):
