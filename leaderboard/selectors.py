@@ -11,11 +11,12 @@ from __future__ import annotations
 import json
 import math
 import shlex
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import mean, stdev
 
+from django.core.cache import cache
 from django.db.models import Count, Max, Q
 from django.urls import reverse
 
@@ -177,27 +178,6 @@ class BoardFilters:
             "dir": self.direction,
         }
 
-    def entry_q(self) -> Q:
-        q = Q()
-        if self.types:
-            q &= Q(model__model_type__in=self.types)
-        if self.sizes:
-            size_q = Q()
-            for key in self.sizes:
-                _, low, high = SIZE_BUCKETS[key]
-                if low is None:
-                    size_q |= Q(model__num_parameters__isnull=True) | Q(model__num_parameters__lte=0)
-                elif math.isinf(high):
-                    size_q |= Q(model__num_parameters__gte=low)
-                else:
-                    size_q |= Q(model__num_parameters__gte=low, model__num_parameters__lt=high)
-            q &= size_q
-        if self.shots:
-            q &= Q(few_shot=self.shots == "few")
-        if self.q:
-            q &= Q(model__model_id__icontains=self.q)
-        return q
-
 
 # --- boards -------------------------------------------------------------------------
 
@@ -221,6 +201,7 @@ class Board:
     ranked: list[dict] = field(default_factory=list)
     unranked: list[dict] = field(default_factory=list)
     total_entries: int = 0
+    version: str = ""
 
     @property
     def rows(self) -> list[dict]:
@@ -297,8 +278,11 @@ def _entry_row(entry: LeaderboardEntry, languages, tasks, datasets) -> dict:
         "name": entry_display_name(model.model_id, entry.few_shot, entry.validation_split),
         "model_id": model.model_id,
         "url": model_url(model.model_id),
+        "search": model.model_id.casefold(),
         "few_shot": entry.few_shot,
         "validation_split": entry.validation_split,
+        "size": size_bucket(model.num_parameters),
+        "group": "g-even" if (entry.rank or 0) % 2 == 0 else "g-odd",
         "type": model.model_type,
         "type_badge": badge,
         "type_label": type_label,
@@ -340,16 +324,21 @@ def sort_rows(rows: list[dict], key: str, direction: str) -> list[dict]:
     return present + absent
 
 
-def get_board(code: str, filters: BoardFilters | None = None) -> Board | None:
-    """The cached board ``code`` with its entries, filtered; None when no such board."""
-    board = Leaderboard.objects.filter(code=code).first()
-    if board is None:
-        return None
-    filters = filters or BoardFilters()
-    languages, tasks, datasets = board_columns(board)
+BOARD_CACHE_SECONDS = 24 * 3600
+
+
+def _board_version(board: Leaderboard) -> str:
+    """Changes whenever the board, one of its entries or one of its models changes."""
+    latest = LeaderboardEntry.objects.filter(leaderboard=board).aggregate(
+        entries=Count("id"), computed=Max("computed_at"), models=Max("model__updated_at")
+    )
+    stamp = lambda value: value.isoformat() if value else "-"  # noqa: E731
+    return f"{stamp(board.generated_at)}|{latest['entries']}|{stamp(latest['computed'])}|{stamp(latest['models'])}"
+
+
+def _all_rows(board: Leaderboard, languages, tasks, datasets) -> list[dict]:
     entries = (
         LeaderboardEntry.objects.filter(leaderboard=board)
-        .filter(filters.entry_q())
         .select_related("model")
         .only(
             "position", "rank", "rank_score", "rank_score_ci_low", "rank_score_ci_high", "few_shot",
@@ -359,10 +348,54 @@ def get_board(code: str, filters: BoardFilters | None = None) -> Board | None:
         )
         .order_by("position")
     )
-    result = Board(board=board, filters=filters, language_columns=languages, task_columns=tasks, dataset_columns=datasets)
-    for entry in entries:
-        row = _entry_row(entry, languages, tasks, datasets)
-        (result.ranked if entry.rank is not None else result.unranked).append(row)
+    return [_entry_row(entry, languages, tasks, datasets) for entry in entries]
+
+
+_LOCAL_ROWS: OrderedDict[str, list[dict]] = OrderedDict()
+_LOCAL_ROWS_MAX = 16
+
+
+def board_rows(board: Leaderboard, version: str, languages, tasks, datasets) -> list[dict]:
+    """Every entry's display row, cached per board version: in this process, then in the
+    shared cache (Redis), else built from the entries. The key changes with the board."""
+    key = f"glossa:board-rows:v1:{board.code}:{version}"
+    rows = _LOCAL_ROWS.get(key)
+    if rows is None:
+        rows = cache.get(key)
+        if rows is None:
+            rows = _all_rows(board, languages, tasks, datasets)
+            cache.set(key, rows, BOARD_CACHE_SECONDS)
+        _LOCAL_ROWS[key] = rows
+        while len(_LOCAL_ROWS) > _LOCAL_ROWS_MAX:
+            _LOCAL_ROWS.popitem(last=False)
+    else:
+        _LOCAL_ROWS.move_to_end(key)
+    return rows
+
+
+def filter_rows(rows: list[dict], filters: BoardFilters) -> list[dict]:
+    needle = filters.q.casefold()
+    return [
+        row for row in rows
+        if (not filters.types or row["type"] in filters.types)
+        and (not filters.sizes or row["size"] in filters.sizes)
+        and (not filters.shots or row["few_shot"] == (filters.shots == "few"))
+        and (not needle or needle in row["search"])
+    ]
+
+
+def get_board(code: str, filters: BoardFilters | None = None) -> Board | None:
+    """The cached board ``code`` with its entries, filtered and sorted; None when no such board."""
+    board = Leaderboard.objects.filter(code=code).first()
+    if board is None:
+        return None
+    filters = filters or BoardFilters()
+    languages, tasks, datasets = board_columns(board)
+    version = _board_version(board)
+    result = Board(board=board, filters=filters, language_columns=languages, task_columns=tasks,
+                   dataset_columns=datasets, version=version)
+    for row in filter_rows(board_rows(board, version, languages, tasks, datasets), filters):
+        (result.ranked if row["rank"] is not None else result.unranked).append(row)
     if filters.sort:
         result.ranked = sort_rows(result.ranked, filters.sort, filters.direction)
         result.unranked = sort_rows(result.unranked, filters.sort, filters.direction)

@@ -7,6 +7,7 @@ import json
 from urllib.parse import urlencode
 
 from django.conf import settings
+from django.core.cache import cache
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
@@ -39,6 +40,13 @@ def _sort_link(filters: selectors.BoardFilters, key: str) -> tuple[str, str]:
         direction, state = "asc", "none"
     pairs = base + [("sort", key)] + ([("dir", direction)] if direction == "desc" else [])
     return _query(pairs), state
+
+
+def _board_scatter(data: selectors.Board):
+    """The board's scatter JSON, cached per board version and filter (sorting does not change it)."""
+    shown = urlencode([(k, v) for k, v in data.filters.as_query() if k not in ("sort", "dir")])
+    key = f"glossa:board-scatter:v1:{data.board.code}:{data.version}:{shown}"
+    return cache.get_or_set(key, lambda: charts.embed(charts.board_scatter(data.rows)), selectors.BOARD_CACHE_SECONDS)
 
 
 @require_safe
@@ -74,7 +82,7 @@ def board(request, code: str):
         "size_options": [(key, label) for key, (label, _, _) in selectors.SIZE_BUCKETS.items()],
         "shot_options": [("", "All")] + list(selectors.SHOTS.items()),
         "export_query": query,
-        "scatter": charts.embed(charts.board_scatter(data.rows)),
+        "scatter": _board_scatter(data),
     }
     return render(request, "leaderboard/board.html", context)
 
@@ -89,7 +97,7 @@ def board_export(request, code: str, fmt: str):
         raise Http404(f"No leaderboard {code!r}.")
     filename = f"glossa-{code}-leaderboard.{fmt}"
     if fmt == "json":
-        response = JsonResponse(selectors.board_export_document(data), json_dumps_params={"ensure_ascii": False, "indent": 1})
+        response = JsonResponse(selectors.board_export_document(data), json_dumps_params={"ensure_ascii": False})
     else:
         response = HttpResponse(content_type="text/csv; charset=utf-8")
         header, rows = selectors.board_export_rows(data)

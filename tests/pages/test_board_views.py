@@ -176,15 +176,32 @@ def test_group_board_has_per_language_columns(client, db):
 
 
 @pytest.mark.django_db
-def test_board_page_query_count_is_constant(client, django_assert_max_num_queries, db):
+@pytest.mark.parametrize("entries", [15, 150])
+def test_board_page_query_count_is_constant(client, django_assert_max_num_queries, db, entries):
     from tests.pages.builders import synthetic_entries
 
     datasets = [(f"ds-{i}", "sentiment-classification") for i in range(6)]
-    build_board(datasets=datasets, entries=synthetic_entries(120), with_scores=False)
+    build_board(datasets=datasets, entries=synthetic_entries(entries), with_scores=False)
+    # Cold: the board, its version, its entries (with their models, one join).
     with django_assert_max_num_queries(3):
-        assert client.get("/leaderboards/da/?type=base&type=encoder&sort=ds:ds-2").status_code == 200
+        response = client.get("/leaderboards/da/?type=base&type=encoder&sort=ds:ds-2")
+    assert response.status_code == 200 and response.content.count(b'class="c-model"') > 1
+    # Warm (rows cached for this board version): the board and its version.
+    with django_assert_max_num_queries(2):
+        assert client.get("/leaderboards/da/").status_code == 200
     with django_assert_max_num_queries(3):
         assert client.get("/leaderboards/da/export.csv").status_code == 200
+
+
+@pytest.mark.django_db
+def test_cached_rows_follow_changes_to_entries_and_models(client, da_board):
+    assert b"danish/bert-base" in client.get("/leaderboards/da/").content
+    LanguageModel.objects.filter(model_id="danish/bert-base").update(num_parameters=3_000_000_000)
+    from django.utils import timezone
+
+    LanguageModel.objects.filter(model_id="danish/bert-base").update(updated_at=timezone.now())
+    names = {unescape(n) for n in board_names(client.get("/leaderboards/da/?size=2-10").content.decode())}
+    assert names == {"acme/base-7b", "danish/bert-base"}
 
 
 @pytest.mark.django_db
