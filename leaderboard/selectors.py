@@ -74,6 +74,10 @@ def entry_display_name(model_id: str, few_shot: bool, validation_split: bool) ->
     return f"{model_id} ({', '.join(flags)})" if flags else model_id
 
 
+def variant_label(few_shot: bool, validation_split: bool) -> str:
+    return ("few-shot" if few_shot else "zero-shot") + (", validation split" if validation_split else "")
+
+
 def format_count(value: int | None) -> str:
     """Parameters in short form: 124M, 7.2B, 1.1T; a dash when unknown."""
     if value is None or value <= 0:
@@ -571,7 +575,7 @@ def model_page(model: LanguageModel) -> dict:
                 "task": task,
                 "task_label": TASK_LABELS.get(task, task),
                 "languages": ", ".join(languages),
-                "variant": entry_display_name("", ev.few_shot, ev.validation_split).strip() or "few-shot",
+                "variant": variant_label(ev.few_shot, ev.validation_split),
                 "few_shot": ev.few_shot,
                 "validation_split": ev.validation_split,
                 "primary_metric": METRIC_LABELS.get(primary_metric, primary_metric),
