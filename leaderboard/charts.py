@@ -53,6 +53,13 @@ def _layout(**extra) -> dict:
     return layout
 
 
+def _short_count(value: float) -> str:
+    for threshold, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if value >= threshold:
+            return f"{value / threshold:g}{suffix}"
+    return f"{value:g}"
+
+
 def board_scatter(rows: list[dict]) -> go.Figure:
     """Parameters (log scale) against rank score, one trace per model type, CIs as error bars.
 
@@ -63,9 +70,12 @@ def board_scatter(rows: list[dict]) -> go.Figure:
         if row["rank_score"] is None or not math.isfinite(row["rank_score"]) or not row["num_parameters"]:
             continue
         by_type.setdefault(row["type"], []).append(row)
+    ticks = [m * 10 ** k for k in range(6, 13) for m in (1, 3)]
     figure = go.Figure(layout=_layout(
-        xaxis=dict(title="Parameters", type="log", gridcolor="#e6e9ef"),
+        xaxis=dict(title="Parameters", type="log", gridcolor="#e6e9ef",
+                   tickvals=ticks, ticktext=[_short_count(t) for t in ticks]),
         yaxis=dict(title="Rank score (lower is better)", autorange="reversed", gridcolor="#e6e9ef"),
+        showlegend=True,
         height=440,
     ))
     for model_type in TYPE_COLOURS:

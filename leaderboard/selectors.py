@@ -36,6 +36,8 @@ from leaderboard.models import (
 
 # --- display helpers (pure) ---------------------------------------------------------
 
+TYPE_SHORT_LABELS = {"encoder": "Encoder", "base": "Base", "instruction-tuned": "Instruction-tuned",
+                     "reasoning": "Reasoning", "unknown": "Unknown"}
 MODEL_TYPES: dict[str, tuple[str, str]] = {
     # value → (badge letter, label)
     ModelType.ENCODER: ("E", "Encoder"),
@@ -501,6 +503,16 @@ def home_boards() -> dict:
         for row in LeaderboardEntry.objects.values("leaderboard")
         .annotate(models=Count("model", distinct=True), entries=Count("id"), ranked=Count("id", filter=Q(rank__isnull=False)))
     }
+    leaders: dict[str, list[dict]] = defaultdict(list)
+    top = (
+        LeaderboardEntry.objects.filter(position__lte=3, rank__isnull=False)
+        .select_related("model")
+        .only("leaderboard_id", "position", "few_shot", "validation_split", "model__model_id")
+        .order_by("leaderboard_id", "position")
+    )
+    for entry in top:
+        name = entry_display_name(entry.model.model_id, entry.few_shot, entry.validation_split)
+        leaders[entry.leaderboard_id].append({"name": name, "url": model_url(entry.model.model_id)})
     languages, groups = [], []
     for board in Leaderboard.objects.all().order_by("name"):
         row = counts.get(board.code, {})
@@ -515,6 +527,7 @@ def home_boards() -> dict:
             "datasets": len(board.datasets),
             "updated": board.generated_at,
             "url": reverse("board", kwargs={"code": board.code}),
+            "leaders": leaders.get(board.code, []),
         }
         (groups if board.kind == "group" else languages).append(item)
     return {"languages": languages, "groups": groups, "known_groups": GROUPS}

@@ -78,7 +78,9 @@ def board(request, code: str):
         "filters": filters,
         "fixed_columns": fixed,
         "num_columns": len(fixed) + len(data.columns),
-        "type_options": [(key, label, badge) for key, (badge, label) in selectors.MODEL_TYPES.items()],
+        "type_options": [
+            (key, selectors.TYPE_SHORT_LABELS[key], badge, label) for key, (badge, label) in selectors.MODEL_TYPES.items()
+        ],
         "size_options": [(key, label) for key, (label, _, _) in selectors.SIZE_BUCKETS.items()],
         "shot_options": [("", "All")] + list(selectors.SHOTS.items()),
         "export_query": query,

@@ -41,9 +41,9 @@
     if (a === "" && b === "") return 0;
     if (a === "") return 1;
     if (b === "") return -1;
-    var x = parseFloat(a), y = parseFloat(b);
-    var result = (!isNaN(x) && !isNaN(y) && String(x) !== "NaN" && /^-?[\d.eE+-]+$/.test(a) && /^-?[\d.eE+-]+$/.test(b))
-      ? x - y : a.localeCompare(b);
+    var numeric = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
+    // Numbers numerically; text by code point, like the server-side sort.
+    var result = (numeric.test(a) && numeric.test(b)) ? parseFloat(a) - parseFloat(b) : (a < b ? -1 : a > b ? 1 : 0);
     return dir === "desc" ? -result : result;
   }
 
