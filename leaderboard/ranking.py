@@ -183,6 +183,8 @@ def anchor_walk(means, variances, counts, *, alpha: float = ALPHA) -> np.ndarray
     if means.ndim == 0:
         raise ValueError("anchor_walk needs at least one axis of entries")
     n_entries = shape[-1]
+    if means.size == 0:
+        return np.full(shape, np.inf)
     m = means.reshape(-1, n_entries)
     v = np.broadcast_to(np.asarray(variances, dtype=float), shape).reshape(-1, n_entries)
     c = np.broadcast_to(np.asarray(counts, dtype=float), shape).reshape(-1, n_entries)
