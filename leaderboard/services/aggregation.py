@@ -275,7 +275,10 @@ def plan_boards(requested: Iterable[str] | None, available: dict[str, list[Datas
 
 
 def compute_boards(requested: Iterable[str] | None = None, *, replicates: int | None = None) -> list[ComputedBoard]:
-    replicates = settings.RANK_BOOTSTRAP_REPLICATES if replicates is None else replicates
+    if replicates is None:
+        replicates = settings.RANK_BOOTSTRAP_REPLICATES
+        if 0 < replicates < 100:
+            log.warning("RANK_BOOTSTRAP_REPLICATES=%s: intervals need at least 100 replicates", replicates)
     available = board_datasets()
     languages, groups = plan_boards(requested, available)
     computed = {code: compute_language_board(load_board_data(code, available[code]), replicates=replicates) for code in languages}
