@@ -171,6 +171,9 @@ def test_group_board_has_per_language_columns(client, db):
     html = client.get("/leaderboards/scandinavian/").content.decode()
     for code, name in (("da", "Danish"), ("sv", "Swedish"), ("no", "Norwegian")):
         assert f'data-key="lang:{code}"' in html and f">{name}</a>" in html
+        assert f'href="/leaderboards/{code}/"' in html
+    # Scores per dataset live on the language boards, not on the group board.
+    assert 'data-key="ds:' not in html and 'data-key="task:' not in html
     rows = list(csv.DictReader(io.StringIO(client.get("/leaderboards/scandinavian/export.csv").content.decode())))
     assert float(rows[0]["sv_rank_score"]) == pytest.approx(float(rows[0]["rank_score"]))
 
