@@ -13,6 +13,7 @@ import math
 import shlex
 from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from statistics import mean, stdev
 
@@ -123,6 +124,7 @@ def reproduce_command(model_id: str, dataset: str, *, few_shot: bool, validation
     return shlex.join(parts)
 
 
+@lru_cache(maxsize=8192)
 def model_url(model_id: str) -> str:
     return reverse("model", kwargs={"model_id": model_id})
 
