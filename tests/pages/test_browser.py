@@ -144,7 +144,7 @@ def test_shared_results_boards_filter_sort_and_download(live_server, page):
     page.wait_for_selector("[data-figure=strip-data][data-rendered=true]", timeout=20_000)
     page.wait_for_selector("[data-figure=task-data][data-rendered=true]")
     assert page.locator("#scores-table tbody tr").count() >= 4
-    assert page.locator("pre.command").first.inner_text().startswith("python -m evaluation run --model ")
+    assert page.locator("#repro-table tr.cmd code").first.inner_text().startswith("python -m evaluation run --model ")
     page.screenshot(path=str(ARTIFACTS / "model.png"), full_page=True)
 
     # A dataset page with its leaderboard and score distribution.
