@@ -147,6 +147,8 @@ def test_unknown_board_and_export_format_are_404(client, da_board):
     assert client.get("/leaderboards/xx/").status_code == 404
     assert client.get("/leaderboards/xx/export.csv").status_code == 404
     assert client.get("/leaderboards/da/export.xml").status_code == 404
+    response = client.get("/leaderboards/")
+    assert response.status_code == 302 and response["Location"] == "/"
 
 
 @pytest.mark.django_db
