@@ -51,7 +51,6 @@ class TrainingSettings:
     eval_every: int = DEFAULT_EVAL_EVERY
     patience: int = DEFAULT_PATIENCE
     max_steps: int | None = None  # None: until early stopping, at most DEFAULT_MAX_STEPS_CAP
-    eval_batch_size: int = 64
 
     def __post_init__(self) -> None:
         if self.effective_batch_size < 1 or self.batch_size < 1:
