@@ -231,6 +231,7 @@ def _cached(cache: OutputCache, kind: str, prompts: list[str], params: dict, com
             return None
         for key, value in zip(todo, results, strict=True):
             cache.put(key, value)
+    cache.record(len(keys), len(todo))
     return [cache.get(key) for key in keys]
 
 

@@ -47,7 +47,9 @@ def test_gemma_multiple_choice_zero_shot_uses_the_cache(gemma):
                                      EvaluationSettings(iterations=2, limit=4, few_shot=False), cache=cache)
     _check_record(record, "mmlu-en", 2, "mcc", "accuracy")
     assert record["few_shot"] is False and record["shot_ids"] == [[], []]
-    assert cache.hits > 0  # zero-shot prompts repeat across iterations: computed once
+    # zero-shot prompts repeat across iterations: each distinct row is computed once
+    distinct_rows = len({p["row"] for p in preds})
+    assert cache.misses == distinct_rows and cache.hits == len(preds) - distinct_rows
     assert {p["prediction"] for p in preds} <= {0, 1, 2, 3}
 
 
