@@ -20,11 +20,12 @@ $(VENV)/.installed: pyproject.toml requirements-models.txt
 migrate: install
 	$(BIN)/python manage.py migrate --noinput
 
-# Datasets from the data directory, the shared published results, and the rankings.
+# The shared published results, then the data directory's datasets, then the rankings.
+# (Results first: their datasets are the boards' official ones; see README.)
 data: migrate
-	$(BIN)/python manage.py sync_datasets
 	@if ls ../shared/results/*.jsonl >/dev/null 2>&1; then \
 	  for f in ../shared/results/*.jsonl; do $(BIN)/python manage.py import_results "$$f"; done; fi
+	$(BIN)/python manage.py sync_datasets
 	$(BIN)/python manage.py aggregate
 
 # The site and a worker on the embedded default (SQLite, file-system Celery broker).

@@ -5,19 +5,11 @@ from leaderboard.models import (
     Dataset,
     Evaluation,
     IterationScore,
-    Language,
     LanguageGroup,
     LanguageModel,
-    Leaderboard,
     LeaderboardEntry,
     Submission,
 )
-
-
-@admin.register(Language)
-class LanguageAdmin(admin.ModelAdmin):
-    list_display = ("code", "name", "board")
-    search_fields = ("code", "name")
 
 
 @admin.register(LanguageGroup)
@@ -70,11 +62,6 @@ class SubmissionAdmin(admin.ModelAdmin):
     list_filter = ("status", "few_shot")
     search_fields = ("model__model_id",)
     raw_id_fields = ("model", "submitted_by")
-
-
-@admin.register(Leaderboard)
-class LeaderboardAdmin(admin.ModelAdmin):
-    list_display = ("code", "name", "kind", "num_entries", "generated_at")
 
 
 @admin.register(LeaderboardEntry)
