@@ -22,11 +22,12 @@ class OutputCache:
         self.misses = 0
 
     def get(self, key: str):
-        if key in self._store:
-            self.hits += 1
-            return self._store[key]
-        self.misses += 1
-        return None
+        return self._store.get(key)
+
+    def record(self, requested: int, computed: int) -> None:
+        """Book-keeping: ``requested`` lookups of which ``computed`` had to be computed."""
+        self.hits += requested - computed
+        self.misses += computed
 
     def __contains__(self, key: str) -> bool:
         return key in self._store

@@ -230,7 +230,8 @@ def _common_prefix(prompts: list[str]) -> str | None:
 def _generate(backend, prompts, max_new_tokens, cache, schema=None) -> list[str]:
     params = {"max_new_tokens": max_new_tokens, "schema": schema}
     return _cached(cache, "generate", prompts, params,
-                   lambda ps: backend.generate(ps, max_new_tokens, json_schema=schema))
+                   lambda ps: backend.generate(ps, max_new_tokens, json_schema=schema,
+                                               shared_prefix=_common_prefix(ps)))
 
 
 def _cached(cache: OutputCache, kind: str, prompts: list[str], params: dict, compute):
@@ -246,6 +247,7 @@ def _cached(cache: OutputCache, kind: str, prompts: list[str], params: dict, com
             return None
         for key, value in zip(todo, results, strict=True):
             cache.put(key, value)
+    cache.record(len(keys), len(todo))
     return [cache.get(key) for key in keys]
 
 

@@ -126,15 +126,27 @@ class OpenAIBackend:
         results = self._map(lambda p: self._request(p, 1, logprobs=True)[1], prompts)
         if any(top is None for top in results):
             return None  # the server gives no log-probabilities: generate instead
-        words = [c.strip().lower() for c in continuations]
+        targets = [self._first_token_text(c) for c in continuations]
         out = []
         for top in results:
-            scores = []
-            for word in words:
-                matches = [lp for tok, lp in top.items() if tok.strip() and word.startswith(tok.strip().lower())]
-                scores.append(max(matches) if matches else -math.inf)
+            scores = [max((lp for tok, lp in top.items() if self._same(tok, target)), default=-math.inf)
+                      for target in targets]
+            if all(math.isinf(s) for s in scores):
+                return None  # no label word among the top tokens: generate instead
             out.append(scores)
         return out
+
+    def _first_token_text(self, continuation: str) -> str:
+        """The text of the continuation's first token (exact with a local tokenizer)."""
+        if self.tokenizer is not None:
+            first = self.tokenizer(continuation, add_special_tokens=False)["input_ids"][0]
+            return self.tokenizer.decode([first])
+        return continuation
+
+    def _same(self, token: str, target: str) -> bool:
+        if self.tokenizer is not None:
+            return token == target
+        return token.strip().lower() == target.strip().lower()
 
     def generate(self, prompts: Sequence[str], max_new_tokens: int, *, json_schema: dict | None = None,
                  shared_prefix: str | None = None) -> list[str]:

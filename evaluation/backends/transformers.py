@@ -58,6 +58,7 @@ class TransformersBackend:
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         cfg = self.model.config.get_text_config() if hasattr(self.model.config, "get_text_config") else self.model.config
+        self._text_config = cfg
         self.max_context = int(getattr(cfg, "max_position_embeddings", 2048) or 2048)
         self.vocab_size = int(cfg.vocab_size)
         self.has_chat_template = bool(getattr(self.tokenizer, "chat_template", None))
@@ -128,7 +129,7 @@ class TransformersBackend:
                     out[k] = logp[row].tolist()
         return out  # type: ignore[return-value]
 
-    def _common_prefix_ids(self, encoded: list[list[int]], shared_prefix: str | None) -> list[int]:
+    def _common_prefix_ids(self, encoded: list[list[int]], shared_prefix: str | None, extra: int = 1) -> list[int]:
         """Token ids all prompts share, cut from the prompts' own ids (never re-tokenised)."""
         if not shared_prefix or len(encoded) < 2 or os.environ.get("GLOSSA_NO_PREFIX_CACHE"):
             return []
@@ -138,6 +139,9 @@ class TransformersBackend:
         first = encoded[0][:n]
         if not all(e[:n] == first and len(e) > n for e in encoded):
             return []
+        window = getattr(self._text_config, "sliding_window", None)
+        if window and max(len(e) for e in encoded) + extra >= window:
+            return []  # sliding-window caches are cropped: keep the exact full forward pass
         return first
 
     def _prefix_kv(self, prefix_ids: list[int]):
@@ -191,7 +195,18 @@ class TransformersBackend:
         eos = self.tokenizer.eos_token_id
         stop_ids = list(self.model.generation_config.eos_token_id or []) if isinstance(
             self.model.generation_config.eos_token_id, list) else [eos]
+        prefix_ids = self._common_prefix_ids(encoded, shared_prefix, extra=max_new_tokens)
+        grammar = self._grammar(json_schema) if json_schema is not None else None
         with torch.inference_mode():
+            if prefix_ids:
+                p = len(prefix_ids)
+                suffixes = [e[p:] for e in encoded]
+                for batch in self._batches(suffixes):
+                    texts = self._greedy_with_prefix(prefix_ids, [suffixes[k] for k in batch], max_new_tokens,
+                                                     grammar, set(stop_ids))
+                    for k, text in zip(batch, texts, strict=True):
+                        out[k] = close_truncated_json(text, list(json_schema["properties"])) if json_schema else text
+                return out
             for batch in self._batches(encoded):
                 ids, mask = self._left_pad([encoded[k] for k in batch])
                 processors = []
@@ -208,6 +223,71 @@ class TransformersBackend:
                     if json_schema is not None:  # cut off at max_new_tokens: close it within the schema
                         out[k] = close_truncated_json(out[k], list(json_schema.get("properties", {})))
         return out
+
+    def _greedy_with_prefix(self, prefix_ids: list[int], suffixes: list[list[int]], max_new_tokens: int,
+                            grammar, stop_ids: set[int]) -> list[str]:
+        """Greedy decoding of ``prefix + suffix`` rows, the prefix's KV-cache computed once.
+
+        Suffixes are right-padded; the attention mask hides the pads and every row's
+        position ids continue from its own length, so each row decodes as if alone.
+        """
+        torch = self.torch
+        n = len(suffixes)
+        p = len(prefix_ids)
+        cache = copy.deepcopy(self._prefix_kv(prefix_ids))
+        if n > 1:
+            cache.batch_repeat_interleave(n)
+        width = max(len(s) for s in suffixes)
+        ids = torch.full((n, width), self.tokenizer.pad_token_id, dtype=torch.long)
+        mask = torch.zeros((n, p + width), dtype=torch.long)
+        mask[:, :p] = 1
+        for r, s in enumerate(suffixes):
+            ids[r, :len(s)] = torch.tensor(s, dtype=torch.long)
+            mask[r, p:p + len(s)] = 1
+        keep = sorted({len(s) - 1 for s in suffixes})
+        pos = torch.arange(p, p + width).unsqueeze(0).expand(n, -1)
+        logits = self.model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
+                            position_ids=pos.to(self.device), past_key_values=cache, use_cache=True,
+                            logits_to_keep=torch.tensor(keep, device=self.device)).logits
+        column = torch.tensor([keep.index(len(s) - 1) for s in suffixes], device=logits.device)
+        last = logits[torch.arange(n, device=logits.device), column]
+        lengths = torch.tensor([p + len(s) for s in suffixes])
+        matchers, bitmask = None, None
+        if grammar is not None:
+            import xgrammar as xgr
+
+            matchers = [xgr.GrammarMatcher(grammar) for _ in range(n)]
+            bitmask = xgr.allocate_token_bitmask(n, grammar.tokenizer_info.vocab_size)
+        generated: list[list[int]] = [[] for _ in range(n)]
+        done = [False] * n
+        for _ in range(max_new_tokens):
+            scores = last.float().cpu()
+            if matchers is not None:
+                import xgrammar as xgr
+
+                for r in range(n):
+                    if not done[r]:
+                        matchers[r].fill_next_token_bitmask(bitmask, r)
+                xgr.apply_token_bitmask_inplace(scores, bitmask)
+            next_tokens = scores.argmax(-1)
+            for r in range(n):
+                if done[r]:
+                    continue
+                tok = int(next_tokens[r])
+                if matchers is not None:
+                    matchers[r].accept_token(tok)
+                if tok in stop_ids or (matchers is not None and matchers[r].is_terminated()):
+                    done[r] = True
+                    continue
+                generated[r].append(tok)
+            if all(done):
+                break
+            mask = torch.cat([mask, torch.tensor([[0 if d else 1] for d in done], dtype=torch.long)], dim=1)
+            out = self.model(input_ids=next_tokens.unsqueeze(1).to(self.device), attention_mask=mask.to(self.device),
+                             position_ids=lengths.unsqueeze(1).to(self.device), past_key_values=cache, use_cache=True)
+            lengths = lengths + 1
+            last = out.logits[:, -1]
+        return [self.tokenizer.decode(g, skip_special_tokens=True) for g in generated]
 
     def close(self) -> None:
         self._prefix_cache = None

@@ -87,11 +87,14 @@ def test_openai_backend_matches_local_backend(server, local_backend, weights):
     remote = OpenAIBackend(base_url=url, model=MODEL, tokenizer_dir=weights, concurrency=2)
     fmt = TaskFormat("linguistic-acceptability", "da")
     rows = [{"text": "Han går hjem i dag.", "label": "correct"}, {"text": "Han hjem går dag i.", "label": "incorrect"}]
-    prompts = [remote.render_chat(fmt.messages([], row)) for row in rows]
+    prompts = [remote.render_chat(fmt.messages(rows, row)) for row in rows]  # two shots, then the row
     got = remote.label_logprobs(prompts, ["ja", "nej"])
     want = local_backend.label_logprobs(prompts, ["ja", "nej"])
+    assert got is not None
     for g, w in zip(got, want):
-        assert g == pytest.approx(w, abs=1e-3)
+        finite = [k for k, v in enumerate(g) if v != float("-inf")]
+        assert finite  # at least one label word among the top-20 tokens
+        assert [g[k] for k in finite] == pytest.approx([w[k] for k in finite], abs=1e-3)
     assert state["throttled"] == 1  # the 429 was retried, not fatal
     assert remote.generate(prompts[:1], 8) == local_backend.generate(prompts[:1], 8)
     remote.close()

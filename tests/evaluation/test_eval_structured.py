@@ -33,3 +33,20 @@ def test_closest_label():
     assert closest_label("  neutral sentiment", words) == 1
     assert closest_label("positivt", words) == 0
     assert closest_label("negatv", words) == 2
+
+
+def test_output_cache_computes_each_prompt_once():
+    from evaluation.cache import OutputCache
+    from evaluation.runner import _cached
+
+    calls = []
+
+    def compute(prompts):
+        calls.append(list(prompts))
+        return [p.upper() for p in prompts]
+
+    cache = OutputCache()
+    assert _cached(cache, "g", ["a", "b", "a"], {}, compute) == ["A", "B", "A"]
+    assert _cached(cache, "g", ["b", "c"], {}, compute) == ["B", "C"]
+    assert calls == [["a", "b"], ["c"]]
+    assert (cache.hits, cache.misses) == (2, 3)

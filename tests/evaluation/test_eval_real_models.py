@@ -1,0 +1,111 @@
+"""The real SmolLM2-135M-Instruct and Gemma-3-270m on small slices of several tasks."""
+
+import json
+
+import pytest
+
+from evaluation.cache import OutputCache
+from evaluation.datasets import load_dataset
+from evaluation.errors import DatasetNotFound
+from evaluation.prompts import TaskFormat
+from evaluation.runner import EvaluationSettings, evaluate_dataset, evaluate_model
+
+pytestmark = pytest.mark.slow
+
+
+def _check_record(record, dataset, iterations, primary, secondary):
+    assert record["dataset"] == dataset and record["iterations"] == iterations
+    assert len(record["results"]["raw"]) == iterations
+    for it in record["results"]["raw"]:
+        assert set(it) == {primary, secondary}
+        assert all(-1 <= v <= 1 for v in it.values())
+    total = record["results"]["total"]
+    assert {f"test_{primary}", f"test_{primary}_se", f"test_{secondary}", f"test_{secondary}_se"} <= set(total)
+    assert len(record["shot_ids"]) == iterations
+
+
+def test_gemma_acceptability_few_shot_is_reproducible(gemma):
+    info, backend = gemma
+    ds = load_dataset("scala-da")
+    settings = EvaluationSettings(iterations=1, limit=4)
+    record, preds = evaluate_dataset(backend, info, ds, settings)
+    _check_record(record, "scala-da", 1, "mcc", "macro_f1")
+    assert record["prompt_style"] == "base" and record["generative_type"] == "base"
+    assert all(len(ids) == 12 for ids in record["shot_ids"])
+    labels = [ds.splits["train"][i]["label"] for i in record["shot_ids"][0]]
+    assert labels[:4] == ["correct", "incorrect", "correct", "incorrect"]  # stratified: labels cycle
+    assert all(p["prediction"] in ("correct", "incorrect") and len(p["scores"]) == 2 for p in preds)
+    again, again_preds = evaluate_dataset(backend, info, ds, settings, cache=OutputCache())
+    assert again["results"]["raw"] == record["results"]["raw"]
+    assert [p["scores"] for p in again_preds] == [p["scores"] for p in preds]
+
+
+def test_gemma_multiple_choice_zero_shot_uses_the_cache(gemma):
+    info, backend = gemma
+    cache = OutputCache()
+    record, preds = evaluate_dataset(backend, info, load_dataset("mmlu-en"),
+                                     EvaluationSettings(iterations=2, limit=4, few_shot=False), cache=cache)
+    _check_record(record, "mmlu-en", 2, "mcc", "accuracy")
+    assert record["few_shot"] is False and record["shot_ids"] == [[], []]
+    # zero-shot prompts repeat across iterations: each distinct row is computed once
+    distinct_rows = len({p["row"] for p in preds})
+    assert cache.misses == distinct_rows and cache.hits == len(preds) - distinct_rows
+    assert {p["prediction"] for p in preds} <= {0, 1, 2, 3}
+
+
+def test_smol_ner_structured_output_always_parses(smol):
+    info, backend = smol
+    ds = load_dataset("ddt-ner-da")
+    record, preds = evaluate_dataset(backend, info, ds, EvaluationSettings(iterations=1, limit=3, few_shot=False))
+    _check_record(record, "ddt-ner-da", 1, "micro_f1_no_misc", "micro_f1")
+    assert record["prompt_style"] == "chat"
+    keys = list(TaskFormat("named-entity-recognition", "da").ner_keys().values())
+    for p in preds:
+        data = json.loads(p["output"])
+        assert list(data) == keys
+        assert all(isinstance(v, list) and len(v) <= 5 and all(isinstance(x, str) for x in v) for v in data.values())
+        assert p["valid_json"] and len(p["prediction"]) == len(p["gold"])
+    assert record["structured_output_valid"] == 1.0
+
+
+def test_smol_reading_comprehension_and_sentiment(smol):
+    info, backend = smol
+    rc, preds = evaluate_dataset(backend, info, load_dataset("xquad-en"),
+                                 EvaluationSettings(iterations=1, limit=2, few_shot=False))
+    _check_record(rc, "xquad-en", 1, "f1", "em")
+    assert all("\n" not in p["prediction"] for p in preds)
+    sent, preds = evaluate_dataset(backend, info, load_dataset("lcc-europarl-sentiment-da"),
+                                   EvaluationSettings(iterations=1, limit=4, few_shot=False))
+    _check_record(sent, "lcc-europarl-sentiment-da", 1, "mcc", "macro_f1")
+    assert {p["prediction"] for p in preds} <= {"positive", "neutral", "negative"}
+
+
+def test_cli_writes_record_and_predictions(tmp_path):
+    from evaluation.__main__ import main
+
+    out = tmp_path / "results.jsonl"
+    rc = main(["run", "--model", "HuggingFaceTB/SmolLM2-135M-Instruct", "--dataset", "scala-da",
+               "--iterations", "2", "--limit", "4", "--zero-shot", "--output", str(out)])
+    assert rc == 0
+    record = json.loads(out.read_text().splitlines()[0])
+    for key in ("dataset", "task", "dataset_languages", "model", "results", "num_model_parameters",
+                "max_sequence_length", "vocabulary_size", "generative", "generative_type", "few_shot",
+                "validation_split", "model_revision", "model_commit", "precision", "backend", "prompt_style",
+                "seed", "iterations", "limit", "shot_ids", "versions", "predictions_file", "created_at"):
+        assert key in record
+    assert record["precision"] == "Q4_1" and record["generative_type"] == "instruction_tuned"
+    assert record["limit"] == 4 and record["seed"] == 4242
+    lines = open(record["predictions_file"]).read().splitlines()
+    assert lines and all("prediction" in json.loads(line) for line in lines)
+
+
+def test_unknown_dataset_fails_before_loading_the_model():
+    with pytest.raises(DatasetNotFound, match="no-such-dataset"):
+        evaluate_model("google/gemma-3-270m", ["no-such-dataset"], EvaluationSettings())
+
+
+def test_cli_reports_errors_cleanly(tmp_path, capsys):
+    from evaluation.__main__ import main
+
+    assert main(["run", "--model", "nope", "--dataset", "scala-da", "--output", str(tmp_path / "x.jsonl")]) == 2
+    assert "organisation/name" in capsys.readouterr().err
