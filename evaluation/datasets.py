@@ -12,18 +12,11 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evaluation.errors import DatasetNotFound, InvalidDataset
 from evaluation.tasks import canonical_task
 
 SPLITS = ("train", "val", "test")
 DEFAULT_DATA_DIR_ENV = "DATA_DIR"
-
-
-class DatasetNotFound(LookupError):
-    pass
-
-
-class InvalidDataset(ValueError):
-    pass
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,178 @@
+"""Metrics of METHODOLOGY §2, as pure functions returning values in [0, 1].
+
+Canonical names (see :mod:`evaluation.tasks`): mcc, macro_f1, micro_f1_no_misc, micro_f1,
+f1, em, accuracy, chrf3pp, rouge_l. :func:`compute_task_metrics` returns the primary and
+secondary metric of a task for one iteration.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+
+from evaluation.tasks import get_task
+
+# --- classification --------------------------------------------------------------------
+
+
+def mcc(y_true: Sequence, y_pred: Sequence) -> float:
+    """Matthews correlation coefficient (multi-class, as sklearn); 0 when undefined."""
+    from sklearn.metrics import matthews_corrcoef
+
+    if len(y_true) == 0:
+        return 0.0
+    return float(matthews_corrcoef(list(y_true), list(y_pred)))
+
+
+def macro_f1(y_true: Sequence, y_pred: Sequence, labels: Sequence | None = None) -> float:
+    """Unweighted mean of per-class F1 over ``labels`` (default: classes seen in either list)."""
+    from sklearn.metrics import f1_score
+
+    if len(y_true) == 0:
+        return 0.0
+    return float(f1_score(list(y_true), list(y_pred), labels=labels, average="macro", zero_division=0))
+
+
+def accuracy(y_true: Sequence, y_pred: Sequence) -> float:
+    if len(y_true) == 0:
+        return 0.0
+    return float(np.mean([t == p for t, p in zip(y_true, y_pred, strict=True)]))
+
+
+# --- named-entity recognition ----------------------------------------------------------
+
+
+def _without_misc(sequences: Sequence[Sequence[str]]) -> list[list[str]]:
+    return [["O" if tag.endswith("MISC") else tag for tag in seq] for seq in sequences]
+
+
+def micro_f1(true_tags: Sequence[Sequence[str]], pred_tags: Sequence[Sequence[str]]) -> float:
+    """Entity-level micro F1 of IOB2 sequences (seqeval, default mode)."""
+    from seqeval.metrics import f1_score
+
+    return float(f1_score([list(s) for s in true_tags], [list(s) for s in pred_tags], average="micro", zero_division=0))
+
+
+def micro_f1_no_misc(true_tags: Sequence[Sequence[str]], pred_tags: Sequence[Sequence[str]]) -> float:
+    """Micro F1 after MISC entities are replaced by ``O`` in both gold and predictions."""
+    return micro_f1(_without_misc(true_tags), _without_misc(pred_tags))
+
+
+# --- reading comprehension (SQuAD) ------------------------------------------------------
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
+_PUNCT = set(string.punctuation)
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD normalisation: lower case, drop punctuation and English articles, squeeze spaces."""
+    text = text.lower()
+    text = "".join(ch for ch in text if ch not in _PUNCT)
+    text = _ARTICLES.sub(" ", text)
+    return " ".join(text.split())
+
+
+def squad_f1_single(prediction: str, truth: str) -> float:
+    pred_tokens = normalize_answer(prediction).split()
+    true_tokens = normalize_answer(truth).split()
+    if not pred_tokens or not true_tokens:
+        return float(pred_tokens == true_tokens)
+    common = Counter(pred_tokens) & Counter(true_tokens)
+    same = sum(common.values())
+    if same == 0:
+        return 0.0
+    precision = same / len(pred_tokens)
+    recall = same / len(true_tokens)
+    return 2 * precision * recall / (precision + recall)
+
+
+def squad_em_single(prediction: str, truth: str) -> float:
+    return float(normalize_answer(prediction) == normalize_answer(truth))
+
+
+def squad_f1(predictions: Sequence[str], answers: Sequence[Sequence[str]]) -> float:
+    """Mean over questions of the best token F1 against any gold answer."""
+    if not predictions:
+        return 0.0
+    return float(np.mean([max(squad_f1_single(p, t) for t in (golds or [""])) for p, golds in zip(predictions, answers, strict=True)]))
+
+
+def squad_em(predictions: Sequence[str], answers: Sequence[Sequence[str]]) -> float:
+    if not predictions:
+        return 0.0
+    return float(np.mean([max(squad_em_single(p, t) for t in (golds or [""])) for p, golds in zip(predictions, answers, strict=True)]))
+
+
+# --- summarization -----------------------------------------------------------------------
+
+
+def chrf3pp(predictions: Sequence[str], references: Sequence[str]) -> float:
+    """Corpus chrF++ with β = 3 (character 6-grams + word bigrams), sacrebleu, scaled to [0, 1]."""
+    from sacrebleu.metrics import CHRF
+
+    if not predictions:
+        return 0.0
+    metric = CHRF(char_order=6, word_order=2, beta=3)
+    return float(metric.corpus_score(list(predictions), [list(references)]).score) / 100.0
+
+
+def rouge_l(predictions: Sequence[str], references: Sequence[str]) -> float:
+    """Mean ROUGE-L F-measure over pairs (rouge-score, with stemming off)."""
+    from rouge_score import rouge_scorer
+
+    if not predictions:
+        return 0.0
+    scorer = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
+    scores = [scorer.score(ref, pred)["rougeL"].fmeasure for pred, ref in zip(predictions, references, strict=True)]
+    return float(np.mean(scores))
+
+
+# --- per task -----------------------------------------------------------------------------
+
+
+def compute_task_metrics(task: str, golds: Sequence, predictions: Sequence) -> dict[str, float]:
+    """Primary and secondary metric of ``task`` for one iteration.
+
+    ``golds``/``predictions`` are label strings (classification), label indices or letters
+    (multiple choice), tag sequences (NER), gold answer lists / answer strings (reading
+    comprehension) or reference / generated texts (summarization).
+    """
+    spec = get_task(task)
+    if spec.name in ("sentiment-classification", "linguistic-acceptability"):
+        labels = sorted(set(golds) | set(predictions), key=str)
+        return {"mcc": mcc(golds, predictions), "macro_f1": macro_f1(golds, predictions, labels=labels)}
+    if spec.name in ("knowledge", "common-sense-reasoning"):
+        return {"mcc": mcc(golds, predictions), "accuracy": accuracy(golds, predictions)}
+    if spec.name == "named-entity-recognition":
+        return {"micro_f1_no_misc": micro_f1_no_misc(golds, predictions), "micro_f1": micro_f1(golds, predictions)}
+    if spec.name == "reading-comprehension":
+        return {"f1": squad_f1(predictions, golds), "em": squad_em(predictions, golds)}
+    if spec.name == "summarization":
+        return {"chrf3pp": chrf3pp(predictions, golds), "rouge_l": rouge_l(predictions, golds)}
+    raise ValueError(f"no metrics for task {task!r}")  # pragma: no cover - every TaskSpec is handled
+
+
+def mean_and_ci(values: Sequence[float]) -> tuple[float, float]:
+    """Mean and 95% half-width ``1.96 · s / √n`` (s with ddof = 1; 0 for one value)."""
+    arr = np.asarray(values, dtype=float)
+    if arr.size == 0:
+        return float("nan"), float("nan")
+    if arr.size == 1:
+        return float(arr[0]), 0.0
+    return float(arr.mean()), float(1.96 * arr.std(ddof=1) / np.sqrt(arr.size))
+
+
+def totals(raw: Sequence[dict[str, float]], split: str = "test") -> dict[str, float]:
+    """EuroEval ``results.total``: ``<split>_<m>`` = mean×100, ``<split>_<m>_se`` = CI×100."""
+    out: dict[str, float] = {}
+    if not raw:
+        return out
+    for metric in raw[0]:
+        mean, ci = mean_and_ci([it[metric] for it in raw])
+        out[f"{split}_{metric}"] = mean * 100
+        out[f"{split}_{metric}_se"] = ci * 100
+    return out

