@@ -15,8 +15,8 @@ import os
 import socket
 import time
 
-from celery import shared_task
-from celery.exceptions import SoftTimeLimitExceeded
+from celery import Task, shared_task
+from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
@@ -119,8 +119,6 @@ def _set_progress(submission_id: int, dataset: str, state: dict) -> None:
 def run_submission(submission_id: int, task_id: str = "") -> str:
     """Evaluate one submission to the end; returns its final status."""
     from evaluation.errors import EvaluationError
-    from evaluation.runner import evaluate_model
-    from leaderboard.services.results_import import import_record
 
     log = LogBuffer()
     root = logging.getLogger()
@@ -129,6 +127,8 @@ def run_submission(submission_id: int, task_id: str = "") -> str:
         submission = _start(submission_id, task_id)
         if submission is None:
             return "skipped"
+        from evaluation.runner import evaluate_model
+        from leaderboard.services.results_import import import_record
         planned, missing = submission_service.plan_datasets(submission.languages)
         done = _completed(submission)
         todo = [name for name in planned if name not in done]
@@ -214,8 +214,30 @@ def _is_out_of_memory(exc: BaseException) -> bool:
     return name in {"OutOfMemoryError", "OutOfResources"} or "out of memory" in str(exc).lower()
 
 
+class SubmissionTask(Task):
+    """Marks the submission FAILED when the task dies in a way run_submission cannot catch.
+
+    Celery calls ``on_failure`` in the worker's main process after a hard time limit killed
+    the pool process (the message is acknowledged, so nothing else would ever finish it).
+    A lost worker (crash, SIGKILL) does not come here: its message is re-delivered.
+    """
+
+    def on_failure(self, exc, task_id, args, kwargs, einfo):
+        submission_id = args[0] if args else kwargs.get("submission_id")
+        if isinstance(exc, TimeLimitExceeded):
+            reason = (f"Timed out: the worker stopped the evaluation at the hard limit of "
+                      f"{settings.GLOSSA_EVAL_TIME_LIMIT} seconds. Datasets finished before are kept.")
+        else:
+            reason = f"Internal error ({type(exc).__name__}: {exc}); an administrator can re-queue the submission."
+        Submission.objects.filter(pk=submission_id, status=SubmissionStatus.RUNNING).update(
+            status=SubmissionStatus.FAILED, failure_reason=reason, finished_at=timezone.now(),
+            log_excerpt=str(einfo)[-8000:] if einfo else "",
+        )
+
+
 @shared_task(
     name="leaderboard.tasks.evaluate_submission",
+    base=SubmissionTask,
     bind=True,
     acks_late=True,
     reject_on_worker_lost=True,

@@ -41,3 +41,15 @@ def empty_gpu_queue():
     broker().delete("gpu", "default")
     yield broker()
     broker().delete("gpu", "default")
+
+
+@pytest.fixture(scope="session")
+def worker(django_db_setup, django_db_blocker, tmp_path_factory):
+    """One real Celery worker for the whole session (model loads are the slow part)."""
+    from .worker import Worker
+
+    broker().delete("gpu", "default", "unacked", "unacked_index")
+    running = Worker(tmp_path_factory.mktemp("celery")).start()
+    yield running
+    running.stop()
+    broker().delete("gpu", "default")
