@@ -90,3 +90,77 @@ def read_jsonl(path: Path) -> list[dict]:
             except json.JSONDecodeError as exc:
                 raise InvalidDataset(f"{path}:{number}: not valid JSON ({exc.msg})") from None
     return rows
+
+
+# --- loading ------------------------------------------------------------------------------
+
+HUB_ORG_ENV = "GLOSSA_DATASET_HUB_ORG"
+DEFAULT_HUB_ORG = "EuroEval"
+
+
+@dataclass(frozen=True)
+class LoadedDataset:
+    """A dataset's metadata and its rows per split (``train``, ``val``, ``test``)."""
+
+    info: DatasetInfo
+    splits: dict[str, list[dict]]
+
+
+def find_local(name: str, data_dir: Path | str | None = None) -> Path | None:
+    root = Path(data_dir) if data_dir else default_data_dir()
+    folder = root / name
+    return folder if (folder / "dataset.json").is_file() else None
+
+
+def load_dataset(name: str, data_dir: Path | str | None = None) -> LoadedDataset:
+    """Load ``name`` from the data directory, else from the Hugging Face Hub (same files).
+
+    The Hub repository is ``name`` itself when it contains a slash, otherwise
+    ``$GLOSSA_DATASET_HUB_ORG/name`` (default organisation ``EuroEval``). Raises
+    :class:`DatasetNotFound` when neither source has it.
+    """
+    if not name or ".." in name or name.startswith("/"):
+        raise DatasetNotFound(f"{name!r} is not a dataset name")
+    folder = find_local(name, data_dir) if "/" not in name else None
+    if folder is None:
+        folder = _download_from_hub(name, data_dir)
+    return _load_folder(folder)
+
+
+def _load_folder(folder: Path) -> LoadedDataset:
+    meta_file = folder / "dataset.json"
+    try:
+        meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InvalidDataset(f"{meta_file}: not valid JSON ({exc})") from None
+    info = DatasetInfo.from_json(meta, folder)
+    splits = {}
+    for split in SPLITS:
+        path = folder / f"{split}.jsonl"
+        if not path.is_file():
+            raise InvalidDataset(f"dataset {info.name!r} has no {split} split ({path} is missing)")
+        splits[split] = read_jsonl(path)
+    if not splits["test"]:
+        raise InvalidDataset(f"dataset {info.name!r} has an empty test split")
+    return LoadedDataset(info, splits)
+
+
+def _download_from_hub(name: str, data_dir: Path | str | None) -> Path:
+    repo_id = name if "/" in name else f"{os.environ.get(HUB_ORG_ENV, DEFAULT_HUB_ORG)}/{name}"
+    root = Path(data_dir) if data_dir else default_data_dir()
+    local_hint = f"no folder {root / name.split('/')[-1]} with a dataset.json"
+    if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
+        raise DatasetNotFound(f"dataset {name!r} not found: {local_hint}, and the Hugging Face Hub is offline "
+                              "(HF_HUB_OFFLINE=1); add the folder to the data directory or go online")
+    try:
+        from huggingface_hub import snapshot_download
+
+        path = snapshot_download(repo_id, repo_type="dataset",
+                                 allow_patterns=["dataset.json", *(f"{s}.jsonl" for s in SPLITS)])
+    except Exception as exc:
+        raise DatasetNotFound(f"dataset {name!r} not found: {local_hint}, and the Hugging Face Hub has no dataset "
+                              f"{repo_id!r} or is unreachable ({type(exc).__name__}); check the name") from None
+    folder = Path(path)
+    if not (folder / "dataset.json").is_file():
+        raise DatasetNotFound(f"dataset {name!r}: the Hub repository {repo_id!r} has no dataset.json")
+    return folder

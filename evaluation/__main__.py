@@ -1,0 +1,93 @@
+"""``python -m evaluation run --model HUB_ID --dataset NAME [...] --output FILE``.
+
+Appends one EuroEval result record (JSON line) per dataset to FILE, and writes the
+per-sample predictions beside it (``<FILE stem>.predictions/<model>.<dataset>.predictions.jsonl``).
+``--limit K`` keeps the first K rows of the test split (of val with ``--validation-split``)
+before bootstrapping, so every iteration resamples those K rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+from evaluation.errors import EvaluationError
+
+log = logging.getLogger("evaluation")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m evaluation", description="Glossa evaluation engine")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="evaluate a model on datasets")
+    run.add_argument("--model", required=True, help="Hugging Face model id, e.g. google/gemma-3-270m")
+    run.add_argument("--revision", default="main")
+    run.add_argument("--dataset", action="append", required=True, help="dataset name (repeatable)")
+    run.add_argument("--iterations", type=int, default=10)
+    run.add_argument("--limit", type=int, default=None, help="first K test rows, taken before bootstrapping")
+    run.add_argument("--zero-shot", action="store_true")
+    run.add_argument("--validation-split", action="store_true", help="score on val instead of test")
+    run.add_argument("--backend", default="transformers", help="transformers | vllm | openai:URL")
+    run.add_argument("--data-dir", default=None)
+    run.add_argument("--trust-remote-code", action="store_true")
+    run.add_argument("--output", required=True, help="JSONL file the records are appended to")
+    return parser
+
+
+class _Progress:
+    """tqdm on a terminal, plain log lines otherwise."""
+
+    def __init__(self) -> None:
+        self.tty = sys.stderr.isatty()
+        self.bars: dict[str, object] = {}
+        self.last_logged: dict[str, int] = {}
+
+    def __call__(self, dataset: str, done: int, total: int) -> None:
+        if self.tty:
+            from tqdm import tqdm
+
+            bar = self.bars.get(dataset)
+            if bar is None:
+                bar = self.bars[dataset] = tqdm(total=total, desc=dataset, unit="prompt")
+            bar.update(done - bar.n)
+            if done >= total:
+                bar.close()
+        else:
+            pct = int(100 * done / max(total, 1))
+            if pct // 10 != self.last_logged.get(dataset, -1) // 10 or done >= total:
+                self.last_logged[dataset] = pct
+                log.info("%s: %d/%d prompts (%d%%)", dataset, done, total, pct)
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    args = build_parser().parse_args(argv)
+    from evaluation.runner import EvaluationSettings, evaluate_model
+
+    output = Path(args.output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    settings = EvaluationSettings(
+        revision=args.revision, few_shot=not args.zero_shot, iterations=args.iterations, limit=args.limit,
+        backend=args.backend, trust_remote_code=args.trust_remote_code, data_dir=args.data_dir,
+        output_dir=output.with_name(output.stem + ".predictions"), validation_split=args.validation_split)
+
+    def append(record: dict) -> None:
+        with output.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        total = record["results"]["total"]
+        shown = ", ".join(f"{k[5:]}={v:.2f}" for k, v in total.items() if not k.endswith("_se"))
+        log.info("%s on %s: %s → %s", record["model"], record["dataset"], shown, output)
+
+    try:
+        evaluate_model(args.model, args.dataset, settings, on_record=append, on_progress=_Progress())
+    except EvaluationError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+"""Output cache keyed by prompt hash (METHODOLOGY §1, "Caching").
+
+Bootstrapped resamples repeat rows and zero-shot prompts repeat across iterations; the
+runner asks the cache first, so each distinct (prompt, request) is computed once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+
+def prompt_key(kind: str, prompt: str, params: dict | None = None) -> str:
+    payload = json.dumps([kind, prompt, params or {}], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+class OutputCache:
+    def __init__(self) -> None:
+        self._store: dict[str, object] = {}
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: str):
+        if key in self._store:
+            self.hits += 1
+            return self._store[key]
+        self.misses += 1
+        return None
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._store
+
+    def put(self, key: str, value) -> None:
+        self._store[key] = value
+
+    def __len__(self) -> int:
+        return len(self._store)

@@ -1,0 +1,45 @@
+"""Turning model outputs into task predictions (label matching, NER JSON → BIO)."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Sequence
+
+from evaluation.prompts import entities_to_bio
+
+
+def closest_label(output: str, words: Sequence[str]) -> int:
+    """Index of the label word closest to a generated answer.
+
+    An answer that starts with a label word (case-insensitively) picks it; otherwise the
+    word with the highest similarity ratio to the answer's first line wins (ties: first).
+    """
+    text = output.strip().lower()
+    first = text.splitlines()[0].strip(" .:*\"'") if text else ""
+    for k, word in enumerate(words):
+        if re.match(rf"{re.escape(word.lower())}\b", first):
+            return k
+    ratios = [difflib.SequenceMatcher(None, first, word.lower()).ratio() for word in words]
+    return max(range(len(words)), key=lambda k: ratios[k])
+
+
+def parse_ner_output(output: str, keys: Sequence[str]) -> tuple[dict, bool]:
+    """The predicted entities and whether the output was valid JSON of the expected shape."""
+    try:
+        data = json.loads(output)
+    except json.JSONDecodeError:
+        return {k: [] for k in keys}, False
+    if not isinstance(data, dict):
+        return {k: [] for k in keys}, False
+    valid = set(data) == set(keys) and all(
+        isinstance(v, list) and len(v) <= 5 and all(isinstance(x, str) for x in v) for v in data.values())
+    cleaned = {k: [x for x in data.get(k, []) if isinstance(x, str)] if isinstance(data.get(k), list) else []
+               for k in keys}
+    return cleaned, valid
+
+
+def ner_tags(tokens: Sequence[str], output: str, keys_by_tag: dict[str, str]) -> tuple[list[str], bool]:
+    entities, valid = parse_ner_output(output, list(keys_by_tag.values()))
+    return entities_to_bio(tokens, entities, keys_by_tag), valid

@@ -1,0 +1,219 @@
+"""Prompt texts per language (METHODOLOGY §1, "Prompts").
+
+HOW TO ADD A LANGUAGE: add one ``LANGUAGES["xx"] = {...}`` entry below with the same keys
+as the English one (every task's ``prefix``, ``doc``, ``label`` (the label prefix),
+``instruction`` and the ``labels`` / ``ner_tags`` translations), then add the code to
+``ALIASES`` if the data pack uses other codes for it (``no``/``nn`` → ``nb``). Nothing else
+changes: :mod:`evaluation.prompts` reads this table, and ``tests/evaluation`` renders
+every language for every task. Placeholders: ``{labels}`` (the translated label words
+joined with "or"), ``{doc}`` (the document block, e.g. ``Dokument: …``).
+"""
+
+from __future__ import annotations
+
+LANGUAGES: dict[str, dict] = {
+    "en": {
+        "or": "or",
+        "labels": {"positive": "positive", "neutral": "neutral", "negative": "negative", "correct": "yes",
+                   "incorrect": "no"},
+        "ner_tags": {"PER": "person", "LOC": "location", "ORG": "organization", "MISC": "miscellaneous"},
+        "choices": "Choices",
+        "question": "Question",
+        "sentiment-classification": {
+            "prefix": "The following are texts and their sentiment, which can be {labels}.",
+            "doc": "Text", "label": "Sentiment",
+            "instruction": "{doc}\n\nClassify the sentiment in the text. Answer with {labels}, and nothing else."},
+        "linguistic-acceptability": {
+            "prefix": "The following are sentences and whether they are grammatically correct.",
+            "doc": "Sentence", "label": "Grammatically correct",
+            "instruction": "{doc}\n\nDetermine whether the sentence is grammatically correct or not. "
+                           "Reply with {labels}, and nothing else."},
+        "named-entity-recognition": {
+            "prefix": "Below are sentences and JSON dictionaries with the named entities that occur in the given "
+                      "sentence.",
+            "doc": "Sentence", "label": "Named entities",
+            "instruction": "{doc}\n\nIdentify the named entities in the sentence. You should output this as a JSON "
+                           "dictionary with the keys {labels}. The values should be lists of the named entities of "
+                           "that type, exactly as they appear in the sentence."},
+        "reading-comprehension": {
+            "prefix": "The following are texts with accompanying questions and answers.",
+            "doc": "Text", "label": "Answer in max 3 words",
+            "instruction": "{doc}\n\nAnswer the above question based on the text in max 3 words."},
+        "knowledge": {
+            "prefix": "The following are multiple choice questions (with answers).",
+            "doc": "Question", "label": "Answer",
+            "instruction": "{doc}\n\nAnswer the above question by replying with {labels}, and nothing else."},
+        "common-sense-reasoning": {
+            "prefix": "The following are multiple choice questions (with answers).",
+            "doc": "Question", "label": "Answer",
+            "instruction": "{doc}\n\nAnswer the above question by replying with {labels}, and nothing else."},
+        "summarization": {
+            "prefix": "The following are documents with accompanying summaries.",
+            "doc": "Document", "label": "Summary",
+            "instruction": "{doc}\n\nWrite a summary of the above document."},
+    },
+    "da": {
+        "or": "eller",
+        "labels": {"positive": "positiv", "neutral": "neutral", "negative": "negativ", "correct": "ja",
+                   "incorrect": "nej"},
+        "ner_tags": {"PER": "person", "LOC": "sted", "ORG": "organisation", "MISC": "diverse"},
+        "choices": "Svarmuligheder",
+        "question": "Spørgsmål",
+        "sentiment-classification": {
+            "prefix": "Følgende er dokumenter og deres sentiment, som kan være {labels}.",
+            "doc": "Dokument", "label": "Sentiment",
+            "instruction": "{doc}\n\nKlassificer sentimentet i dokumentet. Svar kun med {labels}, og intet andet."},
+        "linguistic-acceptability": {
+            "prefix": "Følgende er sætninger og om de er grammatisk korrekte.",
+            "doc": "Sætning", "label": "Grammatisk korrekt",
+            "instruction": "{doc}\n\nBestem om sætningen er grammatisk korrekt eller ej. Svar med {labels}, og "
+                           "intet andet."},
+        "named-entity-recognition": {
+            "prefix": "Følgende er sætninger og JSON-ordbøger med de navngivne enheder, som forekommer i den givne "
+                      "sætning.",
+            "doc": "Sætning", "label": "Navngivne enheder",
+            "instruction": "{doc}\n\nIdentificér de navngivne enheder i sætningen. Du skal outputte dette som en "
+                           "JSON-ordbog med nøglerne {labels}. Værdierne skal være lister over de navngivne enheder "
+                           "af den type, præcis som de forekommer i sætningen."},
+        "reading-comprehension": {
+            "prefix": "Følgende er tekster med tilhørende spørgsmål og svar.",
+            "doc": "Tekst", "label": "Svar med maks. 3 ord",
+            "instruction": "{doc}\n\nBesvar ovenstående spørgsmål ud fra teksten med maks. 3 ord."},
+        "knowledge": {
+            "prefix": "Følgende er multiple choice spørgsmål (med svar).",
+            "doc": "Spørgsmål", "label": "Svar",
+            "instruction": "{doc}\n\nBesvar ovenstående spørgsmål ved at svare med {labels}, og intet andet."},
+        "common-sense-reasoning": {
+            "prefix": "Følgende er multiple choice spørgsmål (med svar).",
+            "doc": "Spørgsmål", "label": "Svar",
+            "instruction": "{doc}\n\nBesvar ovenstående spørgsmål ved at svare med {labels}, og intet andet."},
+        "summarization": {
+            "prefix": "Følgende er dokumenter med tilhørende resuméer.",
+            "doc": "Dokument", "label": "Resumé",
+            "instruction": "{doc}\n\nSkriv et resumé af ovenstående dokument."},
+    },
+    "sv": {
+        "or": "eller",
+        "labels": {"positive": "positiv", "neutral": "neutral", "negative": "negativ", "correct": "ja",
+                   "incorrect": "nej"},
+        "ner_tags": {"PER": "person", "LOC": "plats", "ORG": "organisation", "MISC": "diverse"},
+        "choices": "Svarsalternativ",
+        "question": "Fråga",
+        "sentiment-classification": {
+            "prefix": "Följande är recensioner och deras sentiment, som kan vara {labels}.",
+            "doc": "Recension", "label": "Sentiment",
+            "instruction": "{doc}\n\nKlassificera sentimentet i recensionen. Svara med {labels}, och inget annat."},
+        "linguistic-acceptability": {
+            "prefix": "Följande är meningar och huruvida de är grammatiskt korrekta.",
+            "doc": "Mening", "label": "Grammatisk korrekt",
+            "instruction": "{doc}\n\nBestäm om meningen är grammatiskt korrekt eller inte. Svara med {labels}, och "
+                           "inget annat."},
+        "named-entity-recognition": {
+            "prefix": "Följande är meningar och JSON-ordböcker med de namngivna enheter som förekommer i den givna "
+                      "meningen.",
+            "doc": "Mening", "label": "Namngivna entiteter",
+            "instruction": "{doc}\n\nIdentifiera de namngivna enheterna i meningen. Du ska outputta detta som en "
+                           "JSON-ordbok med nycklarna {labels}. Värdena ska vara listor över de namngivna enheter av "
+                           "den typen, precis som de förekommer i meningen."},
+        "reading-comprehension": {
+            "prefix": "Nedan följer texter med tillhörande frågor och svar.",
+            "doc": "Text", "label": "Svara på max 3 ord",
+            "instruction": "{doc}\n\nBesvara frågan ovan baserat på texten med högst 3 ord."},
+        "knowledge": {
+            "prefix": "Följande är flervalsfrågor (med svar).",
+            "doc": "Fråga", "label": "Svar",
+            "instruction": "{doc}\n\nBesvara följande fråga med {labels}, och inget annat."},
+        "common-sense-reasoning": {
+            "prefix": "Följande är flervalsfrågor (med svar).",
+            "doc": "Fråga", "label": "Svar",
+            "instruction": "{doc}\n\nBesvara följande fråga med {labels}, och inget annat."},
+        "summarization": {
+            "prefix": "Nedan följer dokument med tillhörande sammanfattningar.",
+            "doc": "Dokument", "label": "Sammanfattning",
+            "instruction": "{doc}\n\nSkriv en sammanfattning av ovanstående dokument."},
+    },
+    "nb": {
+        "or": "eller",
+        "labels": {"positive": "positiv", "neutral": "nøytral", "negative": "negativ", "correct": "ja",
+                   "incorrect": "nei"},
+        "ner_tags": {"PER": "person", "LOC": "sted", "ORG": "organisasjon", "MISC": "diverse"},
+        "choices": "Svaralternativer",
+        "question": "Spørsmål",
+        "sentiment-classification": {
+            "prefix": "Følgende er anmeldelser og deres sentiment, som kan være {labels}.",
+            "doc": "Anmeldelse", "label": "Sentiment",
+            "instruction": "{doc}\n\nKlassifiser sentimentet i anmeldelsen. Svar med {labels}, og ikke noe annet."},
+        "linguistic-acceptability": {
+            "prefix": "Følgende er setninger og hvorvidt de er grammatisk korrekte.",
+            "doc": "Setning", "label": "Grammatisk korrekt",
+            "instruction": "{doc}\n\nBestem om setningen er grammatisk korrekt eller ikke. Svar med {labels}, og "
+                           "ikke noe annet."},
+        "named-entity-recognition": {
+            "prefix": "Følgende er fraser og JSON-ordbøker med de navngitte enhetene som forekommer i den gitte "
+                      "frasen.",
+            "doc": "Frase", "label": "Navngitte enheter",
+            "instruction": "{doc}\n\nIdentifiser de navngitte enhetene i frasen. Du bør outputte dette som en "
+                           "JSON-ordbok med nøklene {labels}. Verdiene skal være lister over de navngitte enhetene "
+                           "av den typen, akkurat som de vises i frasen."},
+        "reading-comprehension": {
+            "prefix": "Her følger tekster med tilhørende spørsmål og svar.",
+            "doc": "Tekst", "label": "Svar på maks 3 ord",
+            "instruction": "{doc}\n\nBesvar spørsmålet ovenfor basert på teksten med maks 3 ord."},
+        "knowledge": {
+            "prefix": "Følgende er flervalgsspørsmål (med svar).",
+            "doc": "Spørsmål", "label": "Svar",
+            "instruction": "{doc}\n\nBesvar følgende spørsmål med {labels}, og ikke noe annet."},
+        "common-sense-reasoning": {
+            "prefix": "Følgende er flervalgsspørsmål (med svar).",
+            "doc": "Spørsmål", "label": "Svar",
+            "instruction": "{doc}\n\nBesvar følgende spørsmål med {labels}, og ikke noe annet."},
+        "summarization": {
+            "prefix": "Nedenfor følger dokumenter med tilhørende sammendrag.",
+            "doc": "Dokument", "label": "Sammendrag",
+            "instruction": "{doc}\n\nSkriv et sammendrag av dokumentet ovenfor."},
+    },
+    "de": {
+        "or": "oder",
+        "labels": {"positive": "positiv", "neutral": "neutral", "negative": "negativ", "correct": "ja",
+                   "incorrect": "nein"},
+        "ner_tags": {"PER": "person", "LOC": "ort", "ORG": "organisation", "MISC": "verschiedenes"},
+        "choices": "Antwortmöglichkeiten",
+        "question": "Frage",
+        "sentiment-classification": {
+            "prefix": "Im Folgenden sind Texte und ihre Stimmung, die {labels} sein kann.",
+            "doc": "Text", "label": "Stimmung",
+            "instruction": "{doc}\n\nKlassifizieren Sie die Stimmung im Text. Antworten Sie mit {labels}, und nichts "
+                           "anderes."},
+        "linguistic-acceptability": {
+            "prefix": "Die folgenden Sätze und ob sie grammatikalisch korrekt sind.",
+            "doc": "Satz", "label": "Grammatikalisch richtig",
+            "instruction": "{doc}\n\nBestimmen Sie, ob der Satz grammatikalisch korrekt ist oder nicht. Antworten "
+                           "Sie mit {labels}, und nichts anderes."},
+        "named-entity-recognition": {
+            "prefix": "Es folgen Sätze und JSON-Wörterbücher mit den benannten Entitäten, die in der angegebenen "
+                      "Phrase vorkommen.",
+            "doc": "Satz", "label": "Benannte Entitäten",
+            "instruction": "{doc}\n\nIdentifizieren Sie die benannten Entitäten im Satz. Sie sollten dies als "
+                           "JSON-Wörterbuch mit den Schlüsseln {labels} ausgeben. Die Werte sollten Listen der "
+                           "benannten Entitäten dieses Typs sein, genau wie sie im Satz erscheinen."},
+        "reading-comprehension": {
+            "prefix": "Im Folgenden finden Sie Texte mit den dazugehörigen Fragen und Antworten.",
+            "doc": "Text", "label": "Beantworten Sie mit maximal 3 Wörtern",
+            "instruction": "{doc}\n\nBeantworten Sie die obige Frage auf der Grundlage des Textes mit maximal 3 "
+                           "Wörtern."},
+        "knowledge": {
+            "prefix": "Die folgenden Fragen sind Multiple-Choice-Fragen (mit Antworten).",
+            "doc": "Frage", "label": "Antwort",
+            "instruction": "{doc}\n\nBeantworten Sie die obige Frage mit {labels}, und nichts anderes."},
+        "common-sense-reasoning": {
+            "prefix": "Die folgenden Fragen sind Multiple-Choice-Fragen (mit Antworten).",
+            "doc": "Frage", "label": "Antwort",
+            "instruction": "{doc}\n\nBeantworten Sie die obige Frage mit {labels}, und nichts anderes."},
+        "summarization": {
+            "prefix": "Nachfolgend finden Sie Dokumente mit zugehörigen Zusammenfassungen.",
+            "doc": "Dokument", "label": "Zusammenfassung",
+            "instruction": "{doc}\n\nSchreiben Sie eine Zusammenfassung des obigen Dokuments."},
+    },
+}
+
+ALIASES = {"no": "nb", "nn": "nb", "dk": "da", "se": "sv"}

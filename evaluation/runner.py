@@ -1,0 +1,286 @@
+"""Evaluate a model on datasets → EuroEval result records (COMMON contract #2 and #4).
+
+The model is loaded once; each dataset runs the 10 bootstrap iterations of METHODOLOGY §1
+(few-shot prompts, label scoring or generation, metrics per iteration) and yields one
+record. Outputs are cached by prompt hash, so repeated prompts are computed once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.metadata
+import importlib.util
+import inspect
+import json
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from evaluation.backends import load_backend
+from evaluation.backends.base import Backend, cut_at_stop
+from evaluation.bootstrap import SEED, bootstrap_indices, select_shots
+from evaluation.cache import OutputCache, prompt_key
+from evaluation.datasets import SPLITS, LoadedDataset, load_dataset
+from evaluation.errors import EvaluationError
+from evaluation.metrics import compute_task_metrics, totals
+from evaluation.models import ModelInfo, local_weights, resolve_model
+from evaluation.predict import closest_label, ner_tags
+from evaluation.prompts import TaskFormat, fit_prompt, ner_json_schema
+from evaluation.tasks import get_task
+
+CHUNK = 64  # prompts per backend call (progress granularity)
+VERSION_PACKAGES = ("glossa", "numpy", "torch", "transformers", "xgrammar", "scikit-learn", "seqeval", "sacrebleu",
+                    "rouge-score", "vllm", "httpx")
+
+
+@dataclass
+class EvaluationSettings:
+    revision: str = "main"
+    few_shot: bool = True
+    iterations: int = 10
+    limit: int | None = None  # first K rows of the evaluated split, taken before bootstrapping
+    backend: str = "transformers"
+    trust_remote_code: bool = False
+    data_dir: str | Path | None = None
+    max_train_steps: int | None = None  # encoders only
+    output_dir: str | Path | None = None  # where per-sample prediction files go
+    validation_split: bool = False
+
+
+ProgressFn = Callable[[str, int, int], None]
+
+
+def evaluate_model(model_id: str, dataset_names: Sequence[str], settings: EvaluationSettings | None = None, *,
+                   on_record: Callable[[dict], None] | None = None,
+                   on_progress: ProgressFn | None = None) -> list[dict]:
+    settings = settings or EvaluationSettings()
+    if settings.iterations < 1:
+        raise EvaluationError("iterations must be at least 1")
+    if settings.limit is not None and settings.limit < 1:
+        raise EvaluationError("limit must be a positive number of test rows")
+    info = resolve_model(model_id, settings.revision, allow_remote_code=settings.trust_remote_code)
+    loaded = [load_dataset(name, settings.data_dir) for name in dataset_names]  # fail before loading weights
+    if info.model_type == "encoder":
+        return _evaluate_encoder(info, loaded, settings, on_record, on_progress)
+    weights = local_weights(info) if not settings.backend.startswith("openai") or info.source == "bundled" else None
+    backend = load_backend(settings.backend, info.model_id, weights, trust_remote_code=settings.trust_remote_code)
+    cache = OutputCache()
+    records = []
+    try:
+        for dataset in loaded:
+            record, predictions = evaluate_dataset(backend, info, dataset, settings, cache=cache,
+                                                   on_progress=on_progress)
+            if settings.output_dir:
+                record["predictions_file"] = str(write_predictions(Path(settings.output_dir), record, predictions))
+            records.append(record)
+            if on_record:
+                on_record(record)
+    finally:
+        backend.close()
+    return records
+
+
+def _evaluate_encoder(info, loaded, settings, on_record, on_progress) -> list[dict]:
+    if importlib.util.find_spec("evaluation.finetune") is None:
+        raise EvaluationError(f"{info.model_id} is an encoder model, and encoder fine-tuning is not available "
+                              "in this installation")
+    from evaluation import finetune
+
+    params = inspect.signature(finetune.evaluate_encoder_dataset).parameters
+    records = []
+    for dataset in loaded:
+        offered = {"model_info": info, "info": info, "model_id": info.model_id, "dataset": dataset,
+                   "dataset_name": dataset.info.name, "settings": settings, "on_progress": on_progress}
+        record = finetune.evaluate_encoder_dataset(**{k: v for k, v in offered.items() if k in params})
+        records.append(record)
+        if on_record:
+            on_record(record)
+    return records
+
+
+# --- one dataset ---------------------------------------------------------------------------
+
+
+def evaluate_dataset(backend: Backend, info: ModelInfo, dataset: LoadedDataset, settings: EvaluationSettings, *,
+                     cache: OutputCache | None = None,
+                     on_progress: ProgressFn | None = None) -> tuple[dict, list[dict]]:
+    cache = cache if cache is not None else OutputCache()
+    ds_info = dataset.info
+    spec = get_task(ds_info.task)
+    language = ds_info.languages[0] if ds_info.languages else "en"
+    fmt = TaskFormat(spec.name, language, ds_info.labels)
+    eval_split = "val" if settings.validation_split else "test"
+    rows = dataset.splits[eval_split][: settings.limit] if settings.limit else dataset.splits[eval_split]
+    if not rows:
+        raise EvaluationError(f"dataset {ds_info.name!r} has no {eval_split} rows to evaluate")
+    train = dataset.splits["train"]
+    sizes = {split: len(dataset.splits[split]) for split in SPLITS}
+    sizes[eval_split] = len(rows)
+    idx = bootstrap_indices(sizes, settings.iterations)
+    style = "chat" if info.model_type in ("instruction-tuned", "reasoning") and backend.has_chat_template else "base"
+    num_shots = spec.num_shots if settings.few_shot else 0
+    max_prompt_tokens = max(16, backend.max_context - spec.max_new_tokens)
+
+    def render(shots, row):
+        return fmt.render_base(shots, row) if style == "base" else backend.render_chat(fmt.messages(shots, row))
+
+    uniques = [sorted(set(int(r) for r in idx[eval_split][i])) for i in range(settings.iterations)]
+    total_units, done = sum(len(u) for u in uniques), 0
+    raw, shot_ids_all, predictions, valid_flags = [], [], [], []
+    for i in range(settings.iterations):
+        shot_ids = select_shots(
+            train, idx["train"][i], num_shots=num_shots, iteration=i, text_of=fmt.shot_text,
+            dedupe_key=fmt.shot_text, label_of=fmt.gold_label if fmt.gold_label(train[0]) is not None else None,
+            labels=fmt.canonical_labels(train[0]) or None) if num_shots and train else []
+        shot_ids_all.append(shot_ids)
+        shots = [train[j] for j in shot_ids]
+        per_row: dict[int, dict] = {}
+        for start in range(0, len(uniques[i]), CHUNK):
+            chunk = uniques[i][start:start + CHUNK]
+            prompts = [fit_prompt(render, shots, rows[r], spec.name, backend.count_tokens, max_prompt_tokens)[0]
+                       for r in chunk]
+            results = _predict(backend, fmt, spec, style, [rows[r] for r in chunk], prompts, cache)
+            for r, prompt, res in zip(chunk, prompts, results, strict=True):
+                per_row[r] = {"prompt_hash": prompt_key("prompt", prompt), **res}
+            done += len(chunk)
+            if on_progress:
+                on_progress(ds_info.name, done, total_units)
+        sample = [int(r) for r in idx[eval_split][i]]
+        golds = [_gold(fmt, rows[r]) for r in sample]
+        preds = [per_row[r]["prediction"] for r in sample]
+        raw.append(compute_task_metrics(spec.name, golds, preds))
+        for r in chunk_order(per_row):
+            entry = per_row[r]
+            if "valid_json" in entry:
+                valid_flags.append(entry["valid_json"])
+            predictions.append({"iteration": i, "row": r, **entry, "gold": _gold(fmt, rows[r])})
+    record = build_record(info, ds_info, spec.name, raw, settings, backend, style, shot_ids_all)
+    if valid_flags:
+        record["structured_output_valid"] = float(np.mean(valid_flags))
+    return record, predictions
+
+
+def chunk_order(per_row: dict[int, dict]) -> list[int]:
+    return sorted(per_row)
+
+
+def _gold(fmt: TaskFormat, row: dict):
+    if fmt.is_classification:
+        return row["label"]
+    if fmt.is_multiple_choice:
+        return int(row["label"])
+    if fmt.task == "named-entity-recognition":
+        return list(row["labels"])
+    if fmt.task == "reading-comprehension":
+        return list(row["answers"]["text"])
+    return row["target_text"]
+
+
+def _predict(backend: Backend, fmt: TaskFormat, spec, style: str, rows: list[dict], prompts: list[str],
+             cache: OutputCache) -> list[dict]:
+    """One result dict per row: ``prediction`` plus ``output`` / ``scores`` for the record."""
+    if fmt.is_classification or fmt.is_multiple_choice:
+        words = fmt.label_words(rows[0])
+        canon = fmt.canonical_labels(rows[0])
+        continuations = [(" " + w) if style == "base" else w for w in words]
+        scores = _cached(cache, "labels", prompts, {"c": continuations},
+                         lambda ps: backend.label_logprobs(ps, continuations, shared_prefix=_common_prefix(ps)))
+        if scores is not None:
+            return [{"scores": s, "prediction": canon[int(np.argmax(s))]} for s in scores]
+        outputs = _generate(backend, prompts, spec.max_new_tokens, cache)
+        return [{"output": o, "prediction": canon[closest_label(o, words)]} for o in outputs]
+    if fmt.task == "named-entity-recognition":
+        keys = fmt.ner_keys()
+        outputs = _generate(backend, prompts, spec.max_new_tokens, cache, schema=ner_json_schema(keys))
+        out = []
+        for row, o in zip(rows, outputs, strict=True):
+            tags, valid = ner_tags(row["tokens"], o, keys)
+            out.append({"output": o, "prediction": tags, "valid_json": valid})
+        return out
+    outputs = _generate(backend, prompts, spec.max_new_tokens, cache)
+    if fmt.task == "reading-comprehension":
+        return [{"output": o, "prediction": cut_at_stop(o, ("\n",))} for o in outputs]
+    return [{"output": o, "prediction": cut_at_stop(o)} for o in outputs]
+
+
+def _common_prefix(prompts: list[str]) -> str | None:
+    prefix = os.path.commonprefix(prompts)
+    return prefix if len(prompts) > 1 and len(prefix) > 64 else None
+
+
+def _generate(backend, prompts, max_new_tokens, cache, schema=None) -> list[str]:
+    params = {"max_new_tokens": max_new_tokens, "schema": schema}
+    return _cached(cache, "generate", prompts, params,
+                   lambda ps: backend.generate(ps, max_new_tokens, json_schema=schema))
+
+
+def _cached(cache: OutputCache, kind: str, prompts: list[str], params: dict, compute):
+    """``compute`` only the prompts not yet in the cache (each distinct prompt once)."""
+    keys = [prompt_key(kind, p, params) for p in prompts]
+    todo: dict[str, str] = {}
+    for key, prompt in zip(keys, prompts, strict=True):
+        if key not in cache and key not in todo:
+            todo[key] = prompt
+    if todo:
+        results = compute(list(todo.values()))
+        if results is None:
+            return None
+        for key, value in zip(todo, results, strict=True):
+            cache.put(key, value)
+    return [cache.get(key) for key in keys]
+
+
+# --- the record ------------------------------------------------------------------------------
+
+
+def package_versions() -> dict[str, str]:
+    versions = {}
+    for name in VERSION_PACKAGES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return versions
+
+
+def build_record(info: ModelInfo, ds_info, task: str, raw: list[dict], settings: EvaluationSettings,
+                 backend: Backend, style: str, shot_ids: list[list[int]]) -> dict:
+    return {
+        "dataset": ds_info.name,
+        "task": task,
+        "dataset_languages": list(ds_info.languages),
+        "model": info.model_id,
+        "results": {"raw": raw, "total": totals(raw, "test")},
+        "num_model_parameters": info.num_parameters,
+        "max_sequence_length": info.max_sequence_length,
+        "vocabulary_size": info.vocabulary_size,
+        "generative": info.generative,
+        "generative_type": info.generative_type,
+        "few_shot": bool(settings.few_shot),
+        "validation_split": bool(settings.validation_split),
+        "model_revision": info.revision,
+        "model_commit": info.commit_sha,
+        "precision": info.precision,
+        "backend": backend.name,
+        "prompt_style": style,
+        "seed": SEED,
+        "iterations": len(raw),
+        "limit": settings.limit,
+        "shot_ids": shot_ids,
+        "versions": package_versions(),
+        "predictions_file": None,
+        "created_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def write_predictions(folder: Path, record: dict, predictions: list[dict]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    safe_model = record["model"].replace("/", "--")
+    path = folder / f"{safe_model}.{record['dataset']}.predictions.jsonl"
+    with path.open("w", encoding="utf-8") as handle:
+        for entry in predictions:
+            handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
+    return path

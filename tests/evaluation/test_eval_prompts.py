@@ -1,0 +1,98 @@
+"""Prompt rendering in both styles, every language, label words, NER mapping, truncation."""
+
+import json
+
+import pytest
+
+from evaluation.prompt_languages import LANGUAGES
+from evaluation.prompts import (TaskFormat, bio_to_entities, entities_to_bio, fit_prompt, language_table,
+                                ner_json_schema)
+from evaluation.tasks import TASKS
+
+ROWS = {
+    "sentiment-classification": {"text": "Godt arbejde", "label": "positive"},
+    "linguistic-acceptability": {"text": "Han går hjem", "label": "correct"},
+    "named-entity-recognition": {"tokens": ["Anders", "bor", "i", "Aarhus"], "labels": ["B-PER", "O", "O", "B-LOC"]},
+    "reading-comprehension": {"id": "1", "context": "Himlen er blå.", "question": "Hvilken farve?",
+                              "answers": {"text": ["blå"], "answer_start": [10]}},
+    "knowledge": {"question": "2+2?", "choices": ["3", "4", "5", "6"], "label": 1},
+    "common-sense-reasoning": {"question": "Hun tog", "choices": ["a", "b", "c", "d"], "label": 3},
+    "summarization": {"text": "Lang tekst.", "target_text": "Kort."},
+}
+
+
+def test_danish_sentiment_base_prompt_exact():
+    fmt = TaskFormat("sentiment-classification", "da")
+    shot = {"text": "Dårligt", "label": "negative"}
+    prompt = fmt.render_base([shot], {"text": "Godt", "label": "positive"})
+    assert prompt == ("Følgende er dokumenter og deres sentiment, som kan være positiv, neutral eller negativ.\n\n"
+                      "Dokument: Dårligt\nSentiment: negativ\n\n"
+                      "Dokument: Godt\nSentiment:")
+    assert fmt.label_words() == ["positiv", "neutral", "negativ"]
+
+
+def test_danish_acceptability_and_rc_label_words():
+    assert TaskFormat("linguistic-acceptability", "da").label_words() == ["ja", "nej"]
+    rc = TaskFormat("reading-comprehension", "da")
+    assert rc.render_base([], ROWS["reading-comprehension"]).endswith(
+        "Tekst: Himlen er blå.\nSpørgsmål: Hvilken farve?\nSvar med maks. 3 ord:")
+
+
+def test_instruction_style_shots_are_turns():
+    fmt = TaskFormat("linguistic-acceptability", "da")
+    shot = {"text": "Hun løb", "label": "correct"}
+    msgs = fmt.messages([shot, shot], ROWS["linguistic-acceptability"])
+    assert [m["role"] for m in msgs] == ["user", "assistant", "user", "assistant", "user"]
+    assert msgs[1]["content"] == "ja"
+    assert msgs[-1]["content"].startswith("Sætning: Han går hjem\n\n")
+    assert "ja eller nej" in msgs[-1]["content"]
+
+
+@pytest.mark.parametrize("code", [*LANGUAGES, "no", "nn"])
+@pytest.mark.parametrize("task", list(TASKS))
+def test_every_language_renders_every_task(code, task):
+    fmt = TaskFormat(task, code)
+    row = ROWS[task]
+    base = fmt.render_base([row], row)
+    assert "{" not in fmt.prefix(row) and base.count("\n\n") >= 2
+    user = fmt.user_turn(row)
+    assert "{doc}" not in user and "{labels}" not in user
+    assert fmt.gold_answer(row)
+
+
+def test_language_table_alias_and_unknown():
+    assert language_table("no") is LANGUAGES["nb"]
+    with pytest.raises(ValueError, match="prompt_languages"):
+        language_table("xx")
+
+
+def test_multiple_choice_letters():
+    fmt = TaskFormat("knowledge", "en")
+    assert fmt.block(ROWS["knowledge"], True).endswith("a. 3\nb. 4\nc. 5\nd. 6\nAnswer: b")
+
+
+def test_ner_roundtrip_and_schema():
+    fmt = TaskFormat("named-entity-recognition", "da")
+    keys = fmt.ner_keys()
+    tokens = ["Anders", "Fogh", "bor", "i", "Aarhus", "og", "Aarhus"]
+    tags = ["B-PER", "I-PER", "O", "O", "B-LOC", "O", "B-LOC"]
+    ents = bio_to_entities(tokens, tags, keys)
+    assert ents == {"person": ["Anders Fogh"], "sted": ["Aarhus", "Aarhus"], "organisation": [], "diverse": []}
+    assert entities_to_bio(tokens, ents, keys) == tags
+    assert entities_to_bio(tokens, {"person": ["Nobody"], "ukendt": ["Aarhus"]}, keys) == ["O"] * 7
+    schema = ner_json_schema(keys)
+    assert schema["required"] == ["person", "sted", "organisation", "diverse"]
+    assert json.loads(fmt.gold_answer(ROWS["named-entity-recognition"])) == {
+        "person": ["Anders"], "sted": ["Aarhus"], "organisation": [], "diverse": []}
+
+
+def test_fit_prompt_drops_shots_then_truncates():
+    fmt = TaskFormat("sentiment-classification", "en")
+    shots = [{"text": "word " * 20, "label": "positive"}] * 3
+    row = {"text": "long " * 100, "label": "negative"}
+    count = lambda text: len(text.split())  # noqa: E731 - a whitespace "tokenizer"
+    full = count(fmt.render_base(shots, row))
+    prompt, kept, truncated = fit_prompt(fmt.render_base, shots, row, fmt.task, count, full - 10)
+    assert kept == 2 and not truncated
+    prompt, kept, truncated = fit_prompt(fmt.render_base, shots, row, fmt.task, count, 60)
+    assert kept == 0 and truncated and count(prompt) <= 60 and prompt.endswith("Sentiment:")
