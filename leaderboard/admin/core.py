@@ -5,18 +5,10 @@ from leaderboard.models import (
     Dataset,
     Evaluation,
     IterationScore,
-    Language,
     LanguageGroup,
     LanguageModel,
-    Leaderboard,
     LeaderboardEntry,
 )
-
-
-@admin.register(Language)
-class LanguageAdmin(admin.ModelAdmin):
-    list_display = ("code", "name", "board")
-    search_fields = ("code", "name")
 
 
 @admin.register(LanguageGroup)
@@ -61,11 +53,6 @@ class IterationScoreAdmin(admin.ModelAdmin):
     list_display = ("evaluation", "iteration", "metric", "value")
     list_filter = ("metric",)
     raw_id_fields = ("evaluation",)
-
-
-@admin.register(Leaderboard)
-class LeaderboardAdmin(admin.ModelAdmin):
-    list_display = ("code", "name", "kind", "num_entries", "generated_at")
 
 
 @admin.register(LeaderboardEntry)

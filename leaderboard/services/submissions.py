@@ -305,7 +305,7 @@ def queue_aggregation(boards: list[str]) -> None:
     from celery import current_app
 
     if boards:
-        current_app.send_task(AGGREGATE_TASK, args=[boards])
+        current_app.send_task(AGGREGATE_TASK, args=[boards], kwargs={"trigger": "submission"})
 
 
 def recent_submissions(statuses=None, limit: int = 50):

@@ -1,1 +1,29 @@
-"""Aggregation tasks (queue ``default``)."""
+"""Aggregation tasks (queue ``default``): recompute cached leaderboards."""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.contrib.auth import get_user_model
+
+from leaderboard.services.aggregation import aggregate
+
+__all__ = ["aggregate_boards", "aggregate_language"]
+
+
+def _user(user_id):
+    if user_id is None:
+        return None
+    return get_user_model().objects.filter(pk=user_id).first()
+
+
+@shared_task(name="leaderboard.tasks.aggregate_boards")
+def aggregate_boards(board_codes: list[str] | None = None, user_id: int | None = None, trigger: str = "admin") -> dict:
+    """Recompute the given boards (None: all boards, groups included); returns the run summary."""
+    run = aggregate(board_codes, user=_user(user_id), trigger=trigger)
+    return {"run": run.pk, "boards": run.boards, "entries_total": run.entries_total, "entries_changed": run.entries_changed}
+
+
+@shared_task(name="leaderboard.tasks.aggregate_language")
+def aggregate_language(code: str, user_id: int | None = None, trigger: str = "submission") -> dict:
+    """Recompute one language board (and the groups that contain it)."""
+    return aggregate_boards([code], user_id, trigger)

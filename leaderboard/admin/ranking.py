@@ -1,0 +1,44 @@
+"""Admin for boards and languages, with the "re-run aggregation" action (queue default)."""
+
+from django.contrib import admin, messages
+
+from leaderboard.models import Language, Leaderboard
+from leaderboard.tasks.aggregation import aggregate_boards
+
+
+def _enqueue(modeladmin, request, codes: list[str]) -> None:
+    codes = sorted(set(codes))
+    if not codes:
+        modeladmin.message_user(request, "Nothing selected to aggregate.", messages.WARNING)
+        return
+    result = aggregate_boards.apply_async(args=[codes, request.user.pk, "admin"], queue="default")
+    modeladmin.message_user(
+        request,
+        f"Aggregation of {', '.join(codes)} queued (task {result.id}); see Aggregation runs for the result.",
+        messages.SUCCESS,
+    )
+
+
+@admin.action(description="Re-run aggregation for the selected boards")
+def rerun_board_aggregation(modeladmin, request, queryset):
+    _enqueue(modeladmin, request, list(queryset.values_list("code", flat=True)))
+
+
+@admin.action(description="Re-run aggregation for the selected languages' boards")
+def rerun_language_aggregation(modeladmin, request, queryset):
+    _enqueue(modeladmin, request, list(queryset.values_list("board", flat=True)))
+
+
+@admin.register(Language)
+class LanguageAdmin(admin.ModelAdmin):
+    list_display = ("code", "name", "board")
+    search_fields = ("code", "name")
+    actions = [rerun_language_aggregation]
+
+
+@admin.register(Leaderboard)
+class LeaderboardAdmin(admin.ModelAdmin):
+    list_display = ("code", "name", "kind", "num_entries", "generated_at")
+    list_filter = ("kind",)
+    readonly_fields = ("generated_at",)
+    actions = [rerun_board_aggregation]

@@ -1,0 +1,534 @@
+"""The mean rank score (METHODOLOGY §3-4): pure functions on numpy arrays, no Django.
+
+Vocabulary used throughout:
+
+* An *entry* is one (model, few_shot, validation_split) triple; boards rank entries.
+* ``scores`` arrays have shape ``(D, N, I)``: datasets × entries × iterations, the primary
+  metric per iteration in [0, 1]; ``NaN`` pads missing iterations and marks a missing
+  dataset (all iterations ``NaN``).
+* A rank score is 1 for the best entry of a dataset and grows by one per (population)
+  standard deviation of the entries' means below it, counted only at significant steps.
+  ``inf`` means "no score": the entry is unranked wherever that dataset counts.
+
+The anchor walk (§4.3) is sequential per dataset, but independent across datasets and
+bootstrap replicates, so it runs as one numpy loop over entry *positions* with every
+(replicate, dataset) pair as a vector lane. The one-tailed Welch t-test is an exact
+replica of ``scipy.stats.ttest_ind(anchor, current, equal_var=False,
+alternative="greater")`` (same formulas, same ``scipy.special.stdtr``); the Student-t
+tail is only evaluated where the statistic lies between the normal and the one-degree-of
+-freedom critical values, since outside that band the decision cannot depend on df.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import special, stats
+
+ALPHA = 0.05
+Z95 = 1.96
+DEFAULT_REPLICATES = 200
+DEFAULT_SEED = 4242
+
+__all__ = [
+    "ALPHA",
+    "BoardRanking",
+    "DatasetScore",
+    "anchor_walk",
+    "dataset_rank_scores",
+    "dataset_rank_scores_from_summaries",
+    "dataset_score",
+    "entry_display_name",
+    "mean_of_rank_scores",
+    "rank_group_board",
+    "rank_language_board",
+    "significance_groups",
+    "summary_statistics",
+    "welch_greater_pvalues",
+]
+
+
+# --- §3: one dataset score with its confidence interval --------------------------------
+
+
+@dataclass(frozen=True)
+class DatasetScore:
+    mean: float
+    ci: float | None  # 95% half-width 1.96·s/√n (s with ddof=1); None with fewer than 2 iterations
+    n: int
+
+
+def dataset_score(values: Sequence[float]) -> DatasetScore:
+    """Mean and 95% half-width ``1.96 · s / √n`` of one metric's iteration scores."""
+    arr = np.asarray([v for v in values if v is not None], dtype=float)
+    arr = arr[~np.isnan(arr)]
+    if arr.size == 0:
+        raise ValueError("a dataset score needs at least one iteration score")
+    mean = float(np.mean(arr))
+    if arr.size < 2:
+        return DatasetScore(mean, None, int(arr.size))
+    ci = Z95 * float(np.std(arr, ddof=1)) / np.sqrt(arr.size)
+    return DatasetScore(mean, ci, int(arr.size))
+
+
+def entry_display_name(model_id: str, few_shot: bool, validation_split: bool) -> str:
+    """``org/model`` plus ``(zero-shot)``, ``(val)`` or ``(zero-shot, val)``."""
+    tags = [tag for tag, on in (("zero-shot", not few_shot), ("val", validation_split)) if on]
+    return f"{model_id} ({', '.join(tags)})" if tags else model_id
+
+
+# --- summary statistics ------------------------------------------------------------------
+
+
+def pad_scores(score_lists: Sequence[Sequence[float] | None]) -> np.ndarray:
+    """Ragged per-entry iteration scores (``None`` = missing) → ``(N, I)`` NaN-padded array."""
+    width = max((len(s) for s in score_lists if s is not None), default=0)
+    out = np.full((len(score_lists), max(width, 1)), np.nan)
+    for i, s in enumerate(score_lists):
+        if s is not None and len(s):
+            out[i, : len(s)] = np.asarray(s, dtype=float)
+    return out
+
+
+def summary_statistics(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean, variance (ddof=1) and count along the last axis, ignoring NaN padding.
+
+    Values are sorted first so that two entries with the same multiset of scores get
+    bit-identical means and variances: identical score lists are then never significant
+    (t = 0 or 0/0), whatever order their iterations were stored in.
+    """
+    x = np.sort(np.asarray(scores, dtype=float), axis=-1)  # NaN sorts last
+    valid = ~np.isnan(x)
+    n = valid.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(valid, x, 0.0).sum(axis=-1) / n
+        dev = np.where(valid, x - mean[..., None], 0.0)
+        var = (dev * dev).sum(axis=-1) / (n - 1)
+    mean = np.where(n > 0, mean, np.nan)
+    var = np.where(n > 1, var, np.nan)
+    return mean, var, n.astype(float)
+
+
+def summaries_from_ci(means, cis, n: int | np.ndarray = 10) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Published ``mean ± ci`` (ci = 1.96·s/√n) → (mean, s², n); NaN mean = missing."""
+    means = np.asarray(means, dtype=float)
+    cis = np.asarray(cis, dtype=float)
+    counts = np.broadcast_to(np.asarray(n, dtype=float), means.shape).copy()
+    s = cis * np.sqrt(counts) / Z95
+    counts = np.where(np.isnan(means), 0.0, counts)
+    return means, s * s, counts
+
+
+# --- the one-tailed Welch t-test, vectorised --------------------------------------------
+
+
+def _welch(m1, v1, n1, m2, v2, n2):
+    """t statistic and Welch–Satterthwaite df exactly as scipy computes them."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        vn1 = v1 / n1
+        vn2 = v2 / n2
+        df = (vn1 + vn2) ** 2 / (vn1**2 / (n1 - 1) + vn2**2 / (n2 - 1))
+        df = np.where(np.isnan(df), 1.0, df)  # both variances zero: any df will do
+        t = (m1 - m2) / np.sqrt(vn1 + vn2)
+    return t, df
+
+
+def welch_greater_pvalues(m1, v1, n1, m2, v2, n2) -> np.ndarray:
+    """p-value of H1 "sample 1 has the greater mean": ``ttest_ind(a, b, equal_var=False,
+    alternative="greater").pvalue`` from summary statistics (NaN where scipy gives NaN)."""
+    t, df = _welch(*(np.asarray(a, dtype=float) for a in (m1, v1, n1, m2, v2, n2)))
+    return special.stdtr(df, -t)
+
+
+_T_LOW = float(stats.norm.isf(ALPHA)) * (1 - 1e-9)  # below: p > alpha for every df
+_T_HIGH = float(stats.t.isf(ALPHA, 1)) * (1 + 1e-9)  # above: p < alpha for every df ≥ 1
+
+
+def _significant(m1, v1, n1, m2, v2, n2, alpha: float = ALPHA) -> np.ndarray:
+    """``welch_greater_pvalues(...) < alpha`` without the t tail where it cannot matter.
+
+    Welch df ≥ min(n1, n2) − 1 ≥ 1 whenever it is defined (n ≥ 2; with n = 1 the variance
+    is NaN and so is p), and the critical value falls with df from t₁ to z: outside
+    [z, t₁] the decision is the same for every df.
+    """
+    t, df = _welch(m1, v1, n1, m2, v2, n2)
+    if alpha != ALPHA:
+        with np.errstate(invalid="ignore"):
+            return special.stdtr(df, -t) < alpha
+    with np.errstate(invalid="ignore"):
+        sig = t > _T_HIGH
+        band = (t >= _T_LOW) & ~sig
+    if band.any():
+        idx = np.flatnonzero(band)
+        sig[idx] = special.stdtr(df[idx], -t[idx]) < alpha
+    return sig
+
+
+# --- §4: the anchor walk -------------------------------------------------------------------
+
+
+def anchor_walk(means, variances, counts, *, alpha: float = ALPHA) -> np.ndarray:
+    """Rank scores of entries along the last axis (any leading axes are independent lanes).
+
+    Per lane: sort the present entries by mean, best first; σ = population std (ddof=0) of
+    their means; the best gets 1 and is the anchor; walking down, an entry significantly
+    worse than the anchor (one-tailed Welch, p < alpha) gets ``anchor + (m_anchor − m)/σ``
+    and becomes the anchor, otherwise it gets the anchor's score. Missing entries (NaN
+    mean) get ``inf``. One entry, or σ = 0 (all means equal): every present entry gets 1.
+    """
+    means = np.asarray(means, dtype=float)
+    shape = means.shape
+    if means.ndim == 0:
+        raise ValueError("anchor_walk needs at least one axis of entries")
+    n_entries = shape[-1]
+    m = means.reshape(-1, n_entries)
+    v = np.broadcast_to(np.asarray(variances, dtype=float), shape).reshape(-1, n_entries)
+    c = np.broadcast_to(np.asarray(counts, dtype=float), shape).reshape(-1, n_entries)
+    return _walk_lanes(m, v, c, alpha).reshape(shape)
+
+
+def _walk_lanes(m: np.ndarray, v: np.ndarray, c: np.ndarray, alpha: float) -> np.ndarray:
+    """The anchor walk on ``(L, N)`` arrays (lanes × entries) of means, variances, counts.
+
+    Each lane is sorted (a stable merge sort, fast when the lane is nearly sorted
+    already), gathered and transposed to position-major ``(N, L)`` so that every step of
+    the walk reads contiguous lane vectors. Returns ``(L, N)`` rank scores.
+    """
+    lanes, n_entries = m.shape
+    out = np.full((lanes, n_entries), np.inf)
+    if n_entries == 0 or lanes == 0:
+        return out
+    present = ~np.isnan(m)
+    k = present.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mu = np.where(present, m, 0.0).sum(axis=1) / k
+        dev = np.where(present, m - mu[:, None], 0.0)
+        sigma = np.sqrt(np.einsum("ij,ij->i", dev, dev) / k)
+    del dev
+    sigma = np.where(np.isnan(sigma) | (sigma == 0), np.inf, sigma)  # σ = 0: nothing can differ
+
+    order = np.argsort(np.where(present, -m, np.inf), axis=1, kind="stable")
+    del present
+    flat = (order + (np.arange(lanes) * n_entries)[:, None]).ravel()
+    del order
+    ms = np.ascontiguousarray(m.ravel().take(flat).reshape(lanes, n_entries).T)  # (N, L)
+    vs = v.ravel().take(flat).reshape(lanes, n_entries).T
+    cs = c.ravel().take(flat).reshape(lanes, n_entries).T
+    with np.errstate(divide="ignore", invalid="ignore"):
+        vn = np.ascontiguousarray(vs / cs)  # s²/n and (s²/n)²/(n − 1): Welch's pieces
+        q = np.ascontiguousarray(vn * vn / (cs - 1))
+    del vs, cs
+    ok = ~np.isnan(ms)
+    last = int(k.max())
+    inv_sigma = 1.0 / sigma
+    scores = np.empty((n_entries, lanes))
+    scores[0] = 1.0
+    a_m, a_vn, a_q, a_s = ms[0].copy(), vn[0].copy(), q[0].copy(), np.ones(lanes)
+    exact = alpha != ALPHA
+    t = np.empty(lanes)
+    s2 = np.empty(lanes)
+    sig = np.empty(lanes, dtype=bool)
+    band = np.empty(lanes, dtype=bool)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for j in range(1, last):
+            mj, vnj, qj = ms[j], vn[j], q[j]
+            np.add(a_vn, vnj, out=s2)
+            np.subtract(a_m, mj, out=t)
+            np.sqrt(s2, out=s2)
+            np.divide(t, s2, out=t)  # NaN for a missing entry: never significant
+            if exact:
+                np.multiply(s2, s2, out=s2)
+                df = s2 * s2 / (a_q + qj)
+                df[np.isnan(df)] = 1.0
+                np.less(special.stdtr(df, -t), alpha, out=sig)
+                idx = np.flatnonzero(sig)
+            else:
+                np.greater(t, _T_HIGH, out=sig)
+                np.greater_equal(t, _T_LOW, out=band)
+                np.logical_xor(band, sig, out=band)  # t in [t_low, t_high]: df decides
+                amb = np.flatnonzero(band)
+                if amb.size:
+                    se2 = s2[amb] ** 2
+                    df = se2 * se2 / (a_q[amb] + qj[amb])
+                    df[np.isnan(df)] = 1.0  # both variances zero, as scipy does
+                    sig[amb] = special.stdtr(df, -t[amb]) < alpha
+                idx = np.flatnonzero(sig)
+            if idx.size:
+                a_s[idx] += (a_m[idx] - mj[idx]) * inv_sigma[idx]
+                a_m[idx] = mj[idx]
+                a_vn[idx] = vnj[idx]
+                a_q[idx] = qj[idx]
+            scores[j] = a_s
+    scores[~ok] = np.inf
+    out.ravel()[flat] = scores.T.ravel()
+    return out
+
+
+def dataset_rank_scores(score_lists: Sequence[Sequence[float] | None], *, alpha: float = ALPHA) -> np.ndarray:
+    """Rank scores of N entries on one dataset from their raw iteration scores (None = missing)."""
+    mean, var, n = summary_statistics(pad_scores(score_lists))
+    return anchor_walk(mean, var, n, alpha=alpha)
+
+
+def dataset_rank_scores_from_summaries(means, cis, n: int | np.ndarray = 10, *, alpha: float = ALPHA) -> np.ndarray:
+    """Rank scores from published summaries: ``mean ± ci`` with ci = 1.96·s/√n.
+
+    The Welch test only needs (mean, s², n), so s = ci·√n/1.96 reconstructs it: this is
+    ``scipy.stats.ttest_ind_from_stats(..., equal_var=False, alternative="greater")``.
+    NaN means are missing entries (rank score ``inf``).
+    """
+    m, v, c = summaries_from_ci(means, cis, n)
+    return anchor_walk(m, v, c, alpha=alpha)
+
+
+# --- aggregation: dataset → task → language → group ------------------------------------
+
+
+def mean_of_rank_scores(values: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Unweighted mean; any ``inf`` (missing) makes the result ``inf``."""
+    return np.mean(np.asarray(values, dtype=float), axis=axis)
+
+
+def task_index(dataset_tasks: Sequence[str]) -> tuple[list[str], np.ndarray]:
+    """Distinct tasks in first-seen order and each dataset's task number."""
+    tasks: list[str] = []
+    for t in dataset_tasks:
+        if t not in tasks:
+            tasks.append(t)
+    return tasks, np.array([tasks.index(t) for t in dataset_tasks], dtype=int)
+
+
+def aggregate_tasks(dataset_scores: np.ndarray, dataset_tasks: Sequence[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """``(..., N, D)`` dataset rank scores → tasks, ``(..., N, T)`` task scores, ``(..., N)`` language."""
+    tasks, tix = task_index(dataset_tasks)
+    task_scores = np.stack([mean_of_rank_scores(dataset_scores[..., tix == k]) for k in range(len(tasks))], axis=-1)
+    return tasks, task_scores, mean_of_rank_scores(task_scores)
+
+
+# --- uncertainty of the rank score ------------------------------------------------------
+
+
+def _bootstrap_language_scores(
+    scores: np.ndarray, dataset_tasks: Sequence[str], replicates: int, seed: int, alpha: float
+) -> np.ndarray:
+    """``(B, N)`` language rank scores under the bootstrap described in ``rank_language_board``."""
+    d, n, i = scores.shape
+    b = replicates
+    rng = np.random.default_rng(seed)
+
+    # Work in each dataset's point-estimate order: resampled orders are then nearly sorted.
+    mean0, var0, count0 = summary_statistics(scores)
+    perm = np.argsort(np.where(np.isnan(mean0), np.inf, -mean0), axis=1, kind="stable")  # (D, N)
+    x = np.take_along_axis(scores, perm[:, :, None], axis=1)
+    mean0, var0, count0 = (np.take_along_axis(a, perm, axis=1) for a in (mean0, var0, count0))
+    valid = ~np.isnan(x)
+    mu0 = np.where(count0 > 0, mean0, 0.0)
+    centred = np.where(valid, x - mu0[..., None], 0.0).transpose(0, 2, 1)  # (D, I, N); exact variances
+
+    # Iteration resampling: per replicate and dataset, one draw of I iteration indices
+    # shared by every entry (iteration k is the same test resample for all models).
+    draws = rng.integers(0, i, size=(d, b, i))
+    w = np.zeros((d, b, i))
+    np.add.at(w, (np.arange(d)[:, None, None], np.arange(b)[None, :, None], draws), 1.0)
+    ragged = bool((valid.any(axis=2) & ~valid.all(axis=2)).any())
+    tasks, tix = task_index(dataset_tasks)
+    picks = []
+    for k in range(len(tasks)):
+        members = np.flatnonzero(tix == k)
+        picks.append(members[rng.integers(0, members.size, size=(b, members.size))])  # (B, k)
+
+    # Replicates in chunks of about _LANES_PER_CHUNK walk lanes: bounded memory, warm caches.
+    lang = np.zeros((b, n))
+    chunk = max(1, _LANES_PER_CHUNK // max(d, 1))
+    for r0 in range(0, b, chunk):
+        r1 = min(b, r0 + chunk)
+        rs = _resampled_dataset_rank_scores(
+            w[:, r0:r1], centred, mu0, mean0, var0, count0, valid, i, ragged, alpha
+        )  # (D, b', N), entries in each dataset's point-estimate order
+        rs_bdn = np.empty((r1 - r0, d, n))
+        for k in range(d):
+            rs_bdn[:, k, perm[k]] = rs[k]
+        del rs
+        rows = np.arange(r1 - r0)[:, None]
+        for pick in picks:
+            lang[r0:r1] += rs_bdn[rows, pick[r0:r1]].mean(axis=1)
+    return lang / len(tasks)
+
+
+_LANES_PER_CHUNK = 3000
+
+
+def _resampled_dataset_rank_scores(w, centred, mu0, mean0, var0, count0, valid, i, ragged, alpha):
+    """Dataset rank scores ``(D, B, N)`` for the iteration weights ``w`` ``(D, B, I)``."""
+    d, b, _ = w.shape
+    n = mu0.shape[1]
+    s1 = np.matmul(w, centred)  # (D, B, N)
+    s2 = np.matmul(w, centred * centred)
+    if ragged:
+        cnt = np.matmul(w, valid.astype(float).transpose(0, 2, 1))
+    else:
+        cnt = np.broadcast_to(np.where(count0 > 0, float(i), 0.0)[:, None, :], (d, b, n))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m = mu0[:, None, :] + s1 / cnt
+        s1 *= s1
+        s1 /= cnt
+        np.subtract(s2, s1, out=s2)
+        s2 /= cnt - 1
+        var = np.maximum(s2, 0.0, out=s2)
+    del s1
+    if ragged:  # a present entry whose resample hit only padding keeps its own statistics
+        lost = (cnt == 0) & (count0[:, None, :] > 0)
+        m = np.where(lost, mean0[:, None, :], m)
+        var = np.where(lost, var0[:, None, :], np.where(cnt > 1, var, np.nan))
+        cnt = np.where(lost, count0[:, None, :], cnt)
+    m[np.broadcast_to(count0[:, None, :] == 0, m.shape)] = np.nan
+    rs = _walk_lanes(m.reshape(d * b, n), var.reshape(d * b, n), np.asarray(cnt).reshape(d * b, n), alpha)
+    return rs.reshape(d, b, n)
+
+
+def percentile_interval(replicates: np.ndarray, point: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile bootstrap interval per column, widened to contain the point estimate.
+
+    Near the floor of 1.0 the percentile interval of the best entries can sit entirely
+    above the point estimate (the resampled best is often someone else); an interval that
+    does not contain its own estimate would be misleading, so it is extended to it.
+    Columns with a non-finite point estimate (unranked entries) get NaN.
+    """
+    tail = (1 - level) / 2 * 100
+    finite = np.isfinite(point)
+    low = np.full(point.shape, np.nan)
+    high = np.full(point.shape, np.nan)
+    if finite.any() and replicates.shape[0]:
+        lo, hi = np.percentile(replicates[:, finite], [tail, 100 - tail], axis=0)
+        low[finite] = np.minimum(lo, point[finite])
+        high[finite] = np.maximum(hi, point[finite])
+    return low, high
+
+
+def significance_groups(points: np.ndarray, lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
+    """Dense ranks that put entries not significantly different into the same group.
+
+    Rule: take the ranked entries (finite point estimate) in order of rank score, best
+    first (ties keep their input order). The first entry opens group 1 and is its
+    *anchor*. Each next entry joins the current group when its interval overlaps the
+    anchor's interval (``low ≤ anchor_high``); otherwise it opens the next group (rank +1)
+    and becomes the new anchor. Comparing with the anchor rather than the previous entry
+    keeps groups from chaining indefinitely; ranks are dense (1, 2, 3, ...), monotone in
+    the rank score, and unranked entries get 0.
+    """
+    points = np.asarray(points, dtype=float)
+    ranks = np.zeros(points.shape, dtype=int)
+    ranked = np.flatnonzero(np.isfinite(points))
+    if ranked.size == 0:
+        return ranks
+    order = ranked[np.argsort(points[ranked], kind="stable")]
+    group, anchor_high = 1, highs[order[0]]
+    ranks[order[0]] = 1
+    for e in order[1:]:
+        if lows[e] > anchor_high:
+            group += 1
+            anchor_high = highs[e]
+        ranks[e] = group
+    return ranks
+
+
+# --- boards ----------------------------------------------------------------------------
+
+
+@dataclass
+class BoardRanking:
+    """One board's numbers, entries in input order. ``rank`` 0 = unranked."""
+
+    rank_scores: np.ndarray  # (N,) inf = unranked
+    ci_low: np.ndarray  # (N,) NaN when unranked
+    ci_high: np.ndarray
+    ranks: np.ndarray  # (N,) int
+    replicates: np.ndarray  # (B, N) bootstrap language/group rank scores
+    tasks: list[str] = field(default_factory=list)
+    task_rank_scores: np.ndarray | None = None  # (N, T)
+    dataset_rank_scores: np.ndarray | None = None  # (N, D)
+    part_rank_scores: np.ndarray | None = None  # group boards: (N, L) language rank scores
+
+    def positions(self) -> np.ndarray:
+        """Display order: ranked entries by rank score (stable), then unranked."""
+        return np.argsort(self.rank_scores, kind="stable")
+
+
+def rank_language_board(
+    scores: np.ndarray,
+    dataset_tasks: Sequence[str],
+    *,
+    replicates: int = DEFAULT_REPLICATES,
+    seed: int = DEFAULT_SEED,
+    alpha: float = ALPHA,
+) -> BoardRanking:
+    """Rank N entries on a language board from ``(D, N, I)`` primary iteration scores.
+
+    Point estimate: dataset rank scores (anchor walk) → task (mean) → language (mean).
+
+    Interval: ``replicates`` bootstrap replicates with ``numpy.random.default_rng(seed)``.
+    Each replicate (1) resamples the iterations of every dataset with replacement, using
+    one index draw per dataset shared by all entries (iteration k is the same resample of
+    the test set for every model, METHODOLOGY §1, so the pairing is kept), recomputing
+    means, variances, σ and the whole anchor walk; and (2) resamples the board's datasets
+    with replacement within each task (the same number per task), then averages dataset →
+    task → language. The 2.5th and 97.5th percentiles of the replicates, widened to contain
+    the point estimate, give the 95% interval; :func:`significance_groups` gives the rank.
+    """
+    scores = np.asarray(scores, dtype=float)
+    if scores.ndim != 3:
+        raise ValueError("scores must have shape (datasets, entries, iterations)")
+    d, n, _ = scores.shape
+    if len(dataset_tasks) != d:
+        raise ValueError("one task per dataset is required")
+    if d == 0:
+        empty = np.full(n, np.inf)
+        return BoardRanking(empty, np.full(n, np.nan), np.full(n, np.nan), np.zeros(n, int), np.zeros((0, n)))
+    mean, var, cnt = summary_statistics(scores)
+    ds = anchor_walk(mean, var, cnt, alpha=alpha)  # (D, N)
+    tasks, task_scores, lang = aggregate_tasks(ds.T, dataset_tasks)
+    reps = (
+        _bootstrap_language_scores(scores, dataset_tasks, replicates, seed, alpha)
+        if replicates > 0 and n > 0
+        else np.zeros((0, n))
+    )
+    low, high = percentile_interval(reps, lang)
+    return BoardRanking(
+        rank_scores=lang,
+        ci_low=low,
+        ci_high=high,
+        ranks=significance_groups(lang, low, high),
+        replicates=reps,
+        tasks=tasks,
+        task_rank_scores=task_scores,
+        dataset_rank_scores=ds.T,
+    )
+
+
+def rank_group_board(language_scores: np.ndarray, language_replicates: Sequence[np.ndarray]) -> BoardRanking:
+    """A group board from its language boards, entries aligned across them.
+
+    ``language_scores`` is ``(N, L)`` (``inf`` where the entry is unranked or absent on a
+    language board); ``language_replicates`` holds each language's ``(B, N)`` replicates
+    (columns of absent entries may be anything). The group rank score is the mean of the
+    language rank scores; its replicates are the mean of the languages' replicates, which
+    were drawn independently per language.
+    """
+    language_scores = np.asarray(language_scores, dtype=float)
+    n = language_scores.shape[0]
+    points = mean_of_rank_scores(language_scores, axis=1) if language_scores.shape[1] else np.full(n, np.inf)
+    if language_replicates and all(r.shape[0] for r in language_replicates):
+        reps = np.mean(np.stack([np.where(np.isfinite(r), r, np.inf) for r in language_replicates]), axis=0)
+    else:
+        reps = np.zeros((0, n))
+    low, high = percentile_interval(reps, points)
+    return BoardRanking(
+        rank_scores=points,
+        ci_low=low,
+        ci_high=high,
+        ranks=significance_groups(points, low, high),
+        replicates=reps,
+        part_rank_scores=language_scores,
+    )

@@ -1,0 +1,390 @@
+"""Aggregation: read iteration scores, rank with :mod:`leaderboard.ranking`, write the
+cached ``Leaderboard`` / ``LeaderboardEntry`` rows and an ``AggregationRun`` audit row.
+
+Boards. A dataset counts toward the board of each of its languages
+(``Language.board``: most codes are their own board, ``nb`` and ``nn`` feed ``no``) when
+``Dataset.counts_toward_leaderboard`` is set. A language board exists when at least one
+such dataset has an evaluation. A group board (``leaderboard.languages.GROUPS``) exists
+when all its language boards exist; its rank score is the mean of the language rank
+scores. Asking for one language board also refreshes the groups that contain it, and
+asking for a group refreshes its language boards (a group needs their bootstrap draws).
+
+Idempotent: the numbers are deterministic (fixed bootstrap seed, inputs in a fixed
+order), rows are only written when a value differs, and the run records how many
+entries were created, changed or removed.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from evaluation.tasks import UnknownTask, get_task
+from leaderboard import ranking
+from leaderboard.languages import GROUPS, language_name
+from leaderboard.models import (
+    AggregationRun,
+    Dataset,
+    Evaluation,
+    IterationScore,
+    Language,
+    Leaderboard,
+    LeaderboardEntry,
+)
+
+log = logging.getLogger(__name__)
+
+EntryKey = tuple[int, bool, bool]  # (LanguageModel pk, few_shot, validation_split)
+
+
+class UnknownBoard(LookupError):
+    pass
+
+
+@dataclass
+class DatasetInfo:
+    pk: int
+    name: str
+    task: str
+    primary_metric: str
+    secondary_metric: str
+
+    def as_json(self) -> dict:
+        return {
+            "name": self.name,
+            "task": self.task,
+            "primary_metric": self.primary_metric,
+            "secondary_metric": self.secondary_metric,
+        }
+
+
+@dataclass
+class BoardData:
+    """Everything one language board needs, in a fixed order."""
+
+    code: str
+    datasets: list[DatasetInfo]
+    entries: list[EntryKey]
+    # entry index → dataset index → metric → iteration scores (in iteration order)
+    values: dict[int, dict[int, dict[str, list[float]]]] = field(default_factory=dict)
+
+    def primary_array(self) -> np.ndarray:
+        """``(D, N, I)`` primary-metric iteration scores, NaN-padded."""
+        width = 1
+        for per_ds in self.values.values():
+            for d, metrics in per_ds.items():
+                width = max(width, len(metrics.get(self.datasets[d].primary_metric, ())))
+        arr = np.full((len(self.datasets), len(self.entries), width), np.nan)
+        for e, per_ds in self.values.items():
+            for d, metrics in per_ds.items():
+                vals = metrics.get(self.datasets[d].primary_metric)
+                if vals:
+                    arr[d, e, : len(vals)] = vals
+        return arr
+
+
+# --- reading -------------------------------------------------------------------------
+
+
+def _dataset_info(ds: Dataset) -> DatasetInfo | None:
+    try:
+        spec = get_task(ds.task)
+    except UnknownTask:
+        log.warning("dataset %s has unknown task %r: left out of the boards", ds.name, ds.task)
+        return None
+    return DatasetInfo(ds.pk, ds.name, spec.name, spec.primary_metric, spec.secondary_metric)
+
+
+def board_datasets() -> dict[str, list[DatasetInfo]]:
+    """Board code → its leaderboard datasets (by name) that have at least one evaluation."""
+    boards: dict[str, dict[int, DatasetInfo]] = defaultdict(dict)
+    evaluated = set(Evaluation.objects.values_list("dataset_id", flat=True).distinct())
+    qs = Dataset.objects.filter(counts_toward_leaderboard=True, pk__in=evaluated).prefetch_related("languages")
+    for ds in qs:
+        info = _dataset_info(ds)
+        if info is None:
+            continue
+        for lang in ds.languages.all():
+            boards[lang.board][ds.pk] = info
+    return {code: sorted(by_pk.values(), key=lambda i: i.name) for code, by_pk in boards.items() if by_pk}
+
+
+def load_board_data(code: str, datasets: list[DatasetInfo]) -> BoardData:
+    """Iteration scores of every entry on the board's datasets (primary and secondary)."""
+    index = {info.pk: d for d, info in enumerate(datasets)}
+    metrics = {m for info in datasets for m in (info.primary_metric, info.secondary_metric)}
+    evals = list(
+        Evaluation.objects.filter(dataset_id__in=index).values_list("pk", "model_id", "few_shot", "validation_split", "dataset_id")
+    )
+    entries = sorted({(m, fs, val) for _, m, fs, val, _ in evals})
+    entry_index = {key: e for e, key in enumerate(entries)}
+    eval_slot = {pk: (entry_index[(m, fs, val)], index[ds]) for pk, m, fs, val, ds in evals}
+    data = BoardData(code=code, datasets=datasets, entries=entries)
+    rows = (
+        IterationScore.objects.filter(evaluation_id__in=eval_slot, metric__in=metrics)
+        .order_by("evaluation_id", "metric", "iteration")
+        .values_list("evaluation_id", "metric", "value")
+    )
+    for eval_id, metric, value in rows.iterator(chunk_size=20000):
+        e, d = eval_slot[eval_id]
+        data.values.setdefault(e, {}).setdefault(d, {}).setdefault(metric, []).append(value)
+    # An evaluation without primary scores does not count as a score on that dataset.
+    for e, per_ds in data.values.items():
+        for d in [d for d, m in per_ds.items() if not m.get(datasets[d].primary_metric)]:
+            del per_ds[d]
+    return data
+
+
+# --- computing -----------------------------------------------------------------------
+
+
+def _finite(x: float) -> float | None:
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def _metric_json(metric: str, values: list[float] | None) -> dict | None:
+    if not values:
+        return None
+    score = ranking.dataset_score(values)
+    return {"metric": metric, "mean": score.mean * 100, "ci": None if score.ci is None else score.ci * 100}
+
+
+@dataclass
+class ComputedBoard:
+    code: str
+    name: str
+    kind: str
+    boards: list[str]
+    datasets: list[dict]
+    entries: list[EntryKey]
+    result: ranking.BoardRanking
+    rows: list[dict]  # per entry (input order): the LeaderboardEntry field values
+
+
+def compute_language_board(data: BoardData, *, replicates: int, seed: int = ranking.DEFAULT_SEED) -> ComputedBoard:
+    result = ranking.rank_language_board(
+        data.primary_array(), [d.task for d in data.datasets], replicates=replicates, seed=seed
+    )
+    rows = []
+    for e in range(len(data.entries)):
+        per_ds = data.values.get(e, {})
+        scores, missing = {}, []
+        for d, info in enumerate(data.datasets):
+            metrics = per_ds.get(d)
+            if not metrics:
+                missing.append(info.name)
+                continue
+            scores[info.name] = {
+                "primary": _metric_json(info.primary_metric, metrics.get(info.primary_metric)),
+                "secondary": _metric_json(info.secondary_metric, metrics.get(info.secondary_metric)),
+                "rank_score": _finite(result.dataset_rank_scores[e, d]),
+            }
+        rows.append(
+            {
+                "task_rank_scores": {t: _finite(result.task_rank_scores[e, k]) for k, t in enumerate(result.tasks)},
+                "scores": scores,
+                "missing_datasets": missing,
+                "extra": {},
+            }
+        )
+    return ComputedBoard(
+        code=data.code,
+        name=language_name(data.code),
+        kind="language",
+        boards=[],
+        datasets=[d.as_json() for d in data.datasets],
+        entries=data.entries,
+        result=result,
+        rows=rows,
+    )
+
+
+def compute_group_board(code: str, name: str, languages: list[ComputedBoard]) -> ComputedBoard:
+    entries = sorted({key for board in languages for key in board.entries})
+    idx = {key: e for e, key in enumerate(entries)}
+    n, reps = len(entries), []
+    scores = np.full((n, len(languages)), np.inf)
+    for k, board in enumerate(languages):
+        cols = np.array([idx[key] for key in board.entries], dtype=int)
+        scores[cols, k] = board.result.rank_scores
+        r = np.full((board.result.replicates.shape[0], n), np.inf)
+        r[:, cols] = board.result.replicates
+        reps.append(r)
+    result = ranking.rank_group_board(scores, reps)
+    missing_by_entry: dict[int, list[str]] = defaultdict(list)
+    for board in languages:
+        position = {key: e for e, key in enumerate(board.entries)}
+        for key in entries:
+            if key not in position:
+                missing_by_entry[idx[key]].extend(d["name"] for d in board.datasets)
+            else:
+                missing_by_entry[idx[key]].extend(board.rows[position[key]]["missing_datasets"])
+    rows = [
+        {
+            "task_rank_scores": {},
+            "scores": {},
+            "missing_datasets": sorted(missing_by_entry[e]),
+            "extra": {"language_rank_scores": {b.code: _finite(scores[e, k]) for k, b in enumerate(languages)}},
+        }
+        for e in range(n)
+    ]
+    datasets = [dict(d, board=b.code) for b in languages for d in b.datasets]
+    return ComputedBoard(code, name, "group", [b.code for b in languages], datasets, entries, result, rows)
+
+
+def plan_boards(requested: Iterable[str] | None, available: dict[str, list[DatasetInfo]]) -> tuple[list[str], list[str]]:
+    """(language boards, group boards) to compute for a request (None = everything)."""
+    groups_ok = {slug for slug, (_, members) in GROUPS.items() if all(m in available for m in members)}
+    if requested is None:
+        return sorted(available), sorted(groups_ok)
+    languages: set[str] = set()
+    groups: set[str] = set()
+    for code in requested:
+        if code in GROUPS:
+            if code not in groups_ok:
+                missing = [m for m in GROUPS[code][1] if m not in available]
+                raise UnknownBoard(f"group {code!r} needs boards without results: {', '.join(missing)}")
+            groups.add(code)
+            languages.update(GROUPS[code][1])
+        else:
+            board = Language.objects.filter(code=code).values_list("board", flat=True).first() or code
+            if board not in available:
+                raise UnknownBoard(f"no leaderboard datasets with results for language {code!r}")
+            languages.add(board)
+            groups.update(slug for slug in groups_ok if board in GROUPS[slug][1])
+    for slug in groups:
+        languages.update(GROUPS[slug][1])
+    return sorted(languages), sorted(groups)
+
+
+def compute_boards(requested: Iterable[str] | None = None, *, replicates: int | None = None) -> list[ComputedBoard]:
+    replicates = settings.RANK_BOOTSTRAP_REPLICATES if replicates is None else replicates
+    available = board_datasets()
+    languages, groups = plan_boards(requested, available)
+    computed = {code: compute_language_board(load_board_data(code, available[code]), replicates=replicates) for code in languages}
+    out = list(computed.values())
+    for slug in groups:
+        name, members = GROUPS[slug]
+        out.append(compute_group_board(slug, name, [computed[m] for m in members]))
+    return out
+
+
+# --- writing -------------------------------------------------------------------------
+
+
+ENTRY_FIELDS = (
+    "position",
+    "rank",
+    "rank_score",
+    "rank_score_ci_low",
+    "rank_score_ci_high",
+    "task_rank_scores",
+    "scores",
+    "missing_datasets",
+    "extra",
+)
+
+
+def _entry_values(board: ComputedBoard) -> dict[EntryKey, dict]:
+    res = board.result
+    values = {}
+    for position, e in enumerate(res.positions(), start=1):
+        ranked = bool(np.isfinite(res.rank_scores[e]))
+        values[board.entries[e]] = {
+            "position": position,
+            "rank": int(res.ranks[e]) if ranked else None,
+            "rank_score": _finite(res.rank_scores[e]),
+            "rank_score_ci_low": _finite(res.ci_low[e]) if ranked else None,
+            "rank_score_ci_high": _finite(res.ci_high[e]) if ranked else None,
+            **board.rows[e],
+        }
+    return values
+
+
+def write_board(board: ComputedBoard, now) -> tuple[int, int]:
+    """Upsert one board's rows; returns (entries on the board, entries created/changed/removed)."""
+    lb, created = Leaderboard.objects.get_or_create(
+        code=board.code, defaults={"name": board.name, "kind": board.kind}
+    )
+    wanted = _entry_values(board)
+    existing = {(r.model_id, r.few_shot, r.validation_split): r for r in lb.entries.all()}
+    changed = 0
+    to_create, to_update = [], []
+    for key, vals in wanted.items():
+        row = existing.pop(key, None)
+        if row is None:
+            to_create.append(
+                LeaderboardEntry(leaderboard=lb, model_id=key[0], few_shot=key[1], validation_split=key[2], **vals)
+            )
+        elif any(getattr(row, f) != v for f, v in vals.items()):
+            for f, v in vals.items():
+                setattr(row, f, v)
+            to_update.append(row)
+    if existing:
+        LeaderboardEntry.objects.filter(pk__in=[r.pk for r in existing.values()]).delete()
+    LeaderboardEntry.objects.bulk_create(to_create, batch_size=500)
+    LeaderboardEntry.objects.bulk_update(to_update, ENTRY_FIELDS, batch_size=500)
+    changed = len(to_create) + len(to_update) + len(existing)
+    meta = {"name": board.name, "kind": board.kind, "boards": board.boards, "datasets": board.datasets, "num_entries": len(wanted)}
+    if created or changed or any(getattr(lb, f) != v for f, v in meta.items()) or lb.generated_at is None:
+        for f, v in meta.items():
+            setattr(lb, f, v)
+        lb.generated_at = now
+        lb.save()
+    return len(wanted), changed
+
+
+def aggregate(
+    boards: Iterable[str] | None = None,
+    *,
+    user=None,
+    trigger: str = "command",
+    replicates: int | None = None,
+) -> AggregationRun:
+    """Recompute the requested boards (all by default) and record an AggregationRun.
+
+    Raises :class:`UnknownBoard` for a board without results; other errors mark the run
+    FAILED (with the message) and propagate. Rows of boards that no longer have any
+    leaderboard dataset are removed when everything is recomputed.
+    """
+    requested = None if boards is None else [b for b in boards]
+    run = AggregationRun.objects.create(
+        boards=requested or [], triggered_by=user if getattr(user, "pk", None) else None, trigger=trigger
+    )
+    started = time.perf_counter()
+    try:
+        computed = compute_boards(requested, replicates=replicates)
+        total = changed = 0
+        now = timezone.now()
+        with transaction.atomic():
+            for board in computed:
+                n, c = write_board(board, now)
+                total += n
+                changed += c
+            if requested is None:
+                stale = Leaderboard.objects.exclude(code__in=[b.code for b in computed])
+                changed += LeaderboardEntry.objects.filter(leaderboard__in=stale).count()
+                stale.delete()
+        run.boards = [b.code for b in computed]
+        run.entries_total = total
+        run.entries_changed = changed
+        run.status = "FINISHED"
+    except Exception as exc:
+        run.status = "FAILED"
+        run.error = f"{type(exc).__name__}: {exc}"
+        raise
+    finally:
+        run.finished_at = timezone.now()
+        run.duration_seconds = time.perf_counter() - started
+        run.save()
+    return run

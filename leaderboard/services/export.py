@@ -1,0 +1,122 @@
+"""The export contract: one JSON document per board (and a flat CSV of it).
+
+Built from the cached ``Leaderboard`` / ``LeaderboardEntry`` rows, so pages, the API and
+``manage.py export_leaderboard`` all show the same numbers. Means and intervals are ×100.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from leaderboard.models import Leaderboard, LanguageModel
+from leaderboard.ranking import entry_display_name
+
+GENERATIVE_TYPES = {"base": "base", "instruction-tuned": "instruction_tuned", "reasoning": "reasoning", "encoder": None}
+
+
+class LeaderboardNotFound(LookupError):
+    pass
+
+
+def generative_type(model: LanguageModel) -> str | None:
+    """EuroEval's ``generative_type``: base, instruction_tuned, reasoning, or None (encoders)."""
+    if model.model_type in GENERATIVE_TYPES:
+        return GENERATIVE_TYPES[model.model_type]
+    value = (model.metadata or {}).get("generative_type")
+    return value if value in ("base", "instruction_tuned", "reasoning") else None
+
+
+def get_leaderboard(code: str) -> Leaderboard:
+    try:
+        return Leaderboard.objects.get(code=code)
+    except Leaderboard.DoesNotExist:
+        known = ", ".join(Leaderboard.objects.order_by("code").values_list("code", flat=True)) or "none yet"
+        raise LeaderboardNotFound(f"no leaderboard {code!r} (known: {known})") from None
+
+
+def leaderboard_document(code: str) -> dict:
+    """The board as the export contract describes it; raises LeaderboardNotFound."""
+    lb = get_leaderboard(code)
+    entries = []
+    for row in lb.entries.select_related("model").order_by("position"):
+        ci = None
+        if row.rank_score_ci_low is not None and row.rank_score_ci_high is not None:
+            ci = [row.rank_score_ci_low, row.rank_score_ci_high]
+        entry = {
+            "model": row.model.model_id,
+            "name": entry_display_name(row.model.model_id, row.few_shot, row.validation_split),
+            "few_shot": row.few_shot,
+            "validation_split": row.validation_split,
+            "rank": row.rank,
+            "rank_score": row.rank_score,
+            "rank_score_ci": ci,
+            "task_rank_scores": row.task_rank_scores,
+            "scores": row.scores,
+            "missing_datasets": row.missing_datasets,
+            "num_model_parameters": row.model.num_parameters,
+            "generative_type": generative_type(row.model),
+        }
+        if lb.kind == "group":
+            entry["language_rank_scores"] = (row.extra or {}).get("language_rank_scores", {})
+        entries.append(entry)
+    doc = {
+        "language": lb.code,
+        "name": lb.name,
+        "kind": lb.kind,
+        "generated_at": lb.generated_at.isoformat() if lb.generated_at else None,
+        "datasets": lb.datasets,
+        "entries": entries,
+    }
+    if lb.kind == "group":
+        doc["boards"] = lb.boards
+    return doc
+
+
+def _fmt(x) -> str:
+    return "" if x is None else repr(x) if isinstance(x, float) else str(x)
+
+
+def leaderboard_csv(code: str) -> str:
+    """One row per entry, flat columns (``<dataset>_primary_mean`` etc.)."""
+    doc = leaderboard_document(code)
+    tasks: list[str] = []
+    for ds in doc["datasets"]:
+        if ds["task"] not in tasks:
+            tasks.append(ds["task"])
+    names = [ds["name"] for ds in doc["datasets"]] if doc["kind"] == "language" else []
+    header = [
+        "position", "rank", "model", "name", "few_shot", "validation_split", "rank_score",
+        "rank_score_ci_low", "rank_score_ci_high", "num_model_parameters", "generative_type",
+    ]
+    if doc["kind"] == "language":
+        header += [f"task_{t}_rank_score" for t in tasks]
+        for name in names:
+            header += [
+                f"{name}_primary_metric", f"{name}_primary_mean", f"{name}_primary_ci",
+                f"{name}_secondary_metric", f"{name}_secondary_mean", f"{name}_secondary_ci",
+                f"{name}_rank_score",
+            ]
+    else:
+        header += [f"{b}_rank_score" for b in doc.get("boards", [])]
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(header)
+    for position, e in enumerate(doc["entries"], start=1):
+        ci = e["rank_score_ci"] or [None, None]
+        row = [
+            position, e["rank"], e["model"], e["name"], e["few_shot"], e["validation_split"], e["rank_score"],
+            ci[0], ci[1], e["num_model_parameters"], e["generative_type"],
+        ]
+        if doc["kind"] == "language":
+            row += [e["task_rank_scores"].get(t) for t in tasks]
+            for name in names:
+                s = e["scores"].get(name) or {}
+                for part in ("primary", "secondary"):
+                    m = s.get(part) or {}
+                    row += [m.get("metric"), m.get("mean"), m.get("ci")]
+                row.append(s.get("rank_score"))
+        else:
+            row += [e["language_rank_scores"].get(b) for b in doc.get("boards", [])]
+        writer.writerow([_fmt(v) for v in row])
+    return buf.getvalue()
