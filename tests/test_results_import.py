@@ -50,6 +50,9 @@ def test_shared_results_file_imports_exactly_and_reimport_is_a_no_op(shared_resu
     }
     # Model names are kept as the file writes them (local paths included).
     assert LanguageModel.objects.filter(model_id__startswith="/mnt/").exists()
+    # Old files do not say which models are encoders; a training loss per iteration does.
+    assert LanguageModel.objects.get(model_id="vesteinn/DanskBERT").model_type == ModelType.ENCODER
+    assert LanguageModel.objects.get(model_id="gpt-3.5-turbo-0613").model_type == ModelType.UNKNOWN
     nn = Dataset.objects.get(name="norec")
     assert sorted(lang.board for lang in nn.languages.all()) == ["no", "no"]
 

@@ -80,6 +80,7 @@ class ParsedRecord:
     validation_split: bool
     iterations: tuple[dict[str, float], ...]
     record: dict
+    reports_training_loss: bool = False
 
     @property
     def key(self) -> tuple[str, str, bool, bool]:
@@ -155,6 +156,9 @@ def parse_record(record: object) -> ParsedRecord:
     validation_split = False if validation_split is None else bool(validation_split)
     raw = _raw_iterations(record["results"], validation_split)
     iterations = _iteration_scores(raw, task)
+    reports_training_loss = any(
+        isinstance(entry, dict) and any(canonical_metric(name) == "loss" for name in entry) for entry in raw
+    )
     stored = {key: value for key, value in record.items() if key != "results"}
     stored["results"] = {key: value for key, value in record["results"].items() if key != "raw"}
     return ParsedRecord(
@@ -166,6 +170,7 @@ def parse_record(record: object) -> ParsedRecord:
         validation_split=validation_split,
         iterations=iterations,
         record=stored,
+        reports_training_loss=reports_training_loss,
     )
 
 
@@ -191,8 +196,11 @@ def ensure_languages(codes: Iterable[str]) -> list[Language]:
     return languages
 
 
-def _model_type(record: dict) -> str | None:
-    if record.get("generative") is False:
+def _model_type(parsed: ParsedRecord) -> str | None:
+    """The model's type from what the record says; old files say nothing, but only a
+    fine-tuned encoder reports a training loss per iteration."""
+    record = parsed.record
+    if record.get("generative") is False or ("generative" not in record and parsed.reports_training_loss):
         return ModelType.ENCODER
     if "#" in str(record.get("model", "")):
         return ModelType.REASONING
@@ -214,7 +222,7 @@ def _ensure_model(parsed: ParsedRecord) -> LanguageModel:
         if value not in (None, "", -1) and getattr(model, name) in (None, ""):
             setattr(model, name, value)
             changed.append(name)
-    model_type = _model_type(record)
+    model_type = _model_type(parsed)
     if model_type and model.model_type == ModelType.UNKNOWN:
         model.model_type = model_type
         changed.append("model_type")

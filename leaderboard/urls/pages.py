@@ -4,4 +4,9 @@ from leaderboard.views import pages
 
 urlpatterns = [
     path("", pages.home, name="home"),
+    path("methodology/", pages.methodology, name="methodology"),
+    path("leaderboards/<str:code>/", pages.board, name="board"),
+    path("leaderboards/<str:code>/export.<str:fmt>", pages.board_export, name="board-export"),
+    path("models/<path:model_id>/", pages.model, name="model"),
+    path("datasets/<str:name>/", pages.dataset, name="dataset"),
 ]

@@ -1,9 +1,130 @@
-"""Read-only pages. Views stay thin: selectors read, templates render."""
+"""Read-only pages. Views stay thin: selectors read, charts draw, templates render."""
 
-from django.shortcuts import render
+from __future__ import annotations
 
-from leaderboard import selectors
+import csv
+import json
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_safe
+
+from leaderboard import charts, selectors
+from leaderboard.models import Dataset
+
+FIXED_COLUMNS = [
+    ("rank", "Rank", "Significance group: entries that share a rank are not significantly different"),
+    ("model", "Model", ""),
+    ("type", "Type", "E encoder · B base decoder · I instruction-tuned · R reasoning"),
+    ("params", "Params", "Number of parameters"),
+    ("vocab", "Vocab", "Vocabulary size"),
+    ("context", "Context", "Maximum context length in tokens"),
+    ("score", "Rank score", "Mean rank score (lower is better) with its 95% bootstrap interval"),
+]
 
 
+def _query(pairs: list[tuple[str, str]]) -> str:
+    return f"?{urlencode(pairs)}" if pairs else ""
+
+
+def _sort_link(filters: selectors.BoardFilters, key: str) -> tuple[str, str]:
+    """The link that sorts by ``key`` (toggling the direction) and the column's aria-sort."""
+    base = [(k, v) for k, v in filters.as_query() if k not in ("sort", "dir")]
+    if filters.sort == key:
+        direction = "desc" if filters.direction == "asc" else "asc"
+        state = "ascending" if filters.direction == "asc" else "descending"
+    else:
+        direction, state = "asc", "none"
+    pairs = base + [("sort", key)] + ([("dir", direction)] if direction == "desc" else [])
+    return _query(pairs), state
+
+
+def _board_scatter(data: selectors.Board):
+    """The board's scatter JSON, cached per board version and filter (sorting does not change it)."""
+    shown = urlencode([(k, v) for k, v in data.filters.as_query() if k not in ("sort", "dir")])
+    key = f"glossa:board-scatter:v1:{data.board.code}:{data.version}:{shown}"
+    return cache.get_or_set(key, lambda: charts.embed(charts.board_scatter(data.rows)), selectors.BOARD_CACHE_SECONDS)
+
+
+@require_safe
 def home(request):
-    return render(request, "leaderboard/home.html", {"boards": selectors.home_boards()})
+    return render(request, "leaderboard/home.html", selectors.home_boards())
+
+
+@require_safe
+def methodology(request):
+    return render(request, "leaderboard/methodology.html", {"bootstrap_replicates": settings.RANK_BOOTSTRAP_REPLICATES})
+
+
+@require_safe
+def board(request, code: str):
+    filters = selectors.BoardFilters.from_query(request.GET)
+    data = selectors.get_board(code, filters)
+    if data is None:
+        raise Http404(f"No leaderboard {code!r}.")
+    fixed = []
+    for key, label, title in FIXED_COLUMNS:
+        url, state = _sort_link(filters, key)
+        fixed.append({"key": key, "label": label, "title": title, "sort_url": url, "sort_state": state})
+    for column in data.columns:
+        column.sort_url, column.sort_state = _sort_link(filters, column.key)
+    query = _query(filters.as_query())
+    context = {
+        "data": data,
+        "board": data.board,
+        "filters": filters,
+        "fixed_columns": fixed,
+        "num_columns": len(fixed) + len(data.columns),
+        "type_options": [
+            (key, selectors.TYPE_SHORT_LABELS[key], badge, label) for key, (badge, label) in selectors.MODEL_TYPES.items()
+        ],
+        "size_options": [(key, label) for key, (label, _, _) in selectors.SIZE_BUCKETS.items()],
+        "shot_options": [("", "All")] + list(selectors.SHOTS.items()),
+        "export_query": query,
+        "scatter": _board_scatter(data),
+    }
+    return render(request, "leaderboard/board.html", context)
+
+
+@require_safe
+def board_export(request, code: str, fmt: str):
+    if fmt not in ("csv", "json"):
+        raise Http404("Exports are .csv or .json.")
+    filters = selectors.BoardFilters.from_query(request.GET)
+    data = selectors.get_board(code, filters)
+    if data is None:
+        raise Http404(f"No leaderboard {code!r}.")
+    filename = f"glossa-{code}-leaderboard.{fmt}"
+    if fmt == "json":
+        response = JsonResponse(selectors.board_export_document(data), json_dumps_params={"ensure_ascii": False})
+    else:
+        response = HttpResponse(content_type="text/csv; charset=utf-8")
+        header, rows = selectors.board_export_rows(data)
+        writer = csv.writer(response)
+        writer.writerow(header)
+        writer.writerows(rows)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@require_safe
+def model(request, model_id: str):
+    found = selectors.find_model(model_id)
+    if found is None:
+        raise Http404(f"No model {model_id!r} on Glossa.")
+    context = selectors.model_page(found)
+    context["strip"] = charts.embed(charts.model_strip(context["evaluations"])) if context["evaluations"] else None
+    context["task_bars"] = charts.embed(charts.model_task_bars(context["evaluations"])) if context["evaluations"] else None
+    return render(request, "leaderboard/model.html", context)
+
+
+@require_safe
+def dataset(request, name: str):
+    found = get_object_or_404(Dataset.objects.prefetch_related("languages"), name=name)
+    context = selectors.dataset_page(found, settings.DATA_DIR)
+    rows = context["leaderboard"]
+    context["distribution"] = charts.embed(charts.dataset_distribution(rows, context["primary_metric"])) if rows else None
+    return render(request, "leaderboard/dataset.html", context)

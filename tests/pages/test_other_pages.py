@@ -1,0 +1,196 @@
+import json
+import re
+import shlex
+
+import pytest
+from django.urls import reverse
+
+from leaderboard import selectors
+from leaderboard.models import Dataset, Evaluation, IterationScore, LanguageModel, Submission
+from leaderboard.services.results_import import import_file
+from tests.pages.builders import build_board
+
+
+def embedded_figure(html: str, element_id: str) -> dict:
+    return json.loads(html.split(f'id="{element_id}">', 1)[1].split("</script>", 1)[0])
+
+
+# --- pure helpers ------------------------------------------------------------------
+
+
+def test_mean_ci_against_hand_computed_values():
+    # mean 0.5; sample sd of (0.4, 0.5, 0.6) is 0.1; 1.96 * 0.1 / sqrt(3) = 0.113161...
+    mean, ci = selectors.mean_ci([0.4, 0.5, 0.6])
+    assert mean == pytest.approx(0.5)
+    assert ci == pytest.approx(0.1131607, abs=1e-6)
+    assert selectors.mean_ci([0.7]) == (0.7, 0.0)
+    with pytest.raises(ValueError):
+        selectors.mean_ci([])
+
+
+@pytest.mark.parametrize(
+    "value, text",
+    [(None, "–"), (-1, "–"), (950, "950"), (22_000_000, "22M"), (124_439_808, "124M"), (7_241_732_096, "7.24B"),
+     (70_553_706_496, "70.6B"), (1_500_000_000_000, "1.5T")],
+)
+def test_format_count(value, text):
+    assert selectors.format_count(value) == text
+
+
+@pytest.mark.parametrize(
+    "value, bucket",
+    [(None, "unknown"), (-1, "unknown"), (1_999_999_999, "lt2"), (2_000_000_000, "2-10"), (39_999_999_999, "10-40"),
+     (40_000_000_000, "40-80"), (80_000_000_000, "ge80"), (400_000_000_000, "ge80")],
+)
+def test_size_buckets(value, bucket):
+    assert selectors.size_bucket(value) == bucket
+
+
+def test_entry_display_names_follow_the_contract():
+    assert selectors.entry_display_name("org/m", True, False) == "org/m"
+    assert selectors.entry_display_name("org/m", False, False) == "org/m (zero-shot)"
+    assert selectors.entry_display_name("org/m", True, True) == "org/m (val)"
+    assert selectors.entry_display_name("org/m", False, True) == "org/m (zero-shot, val)"
+
+
+def test_reproduce_command():
+    assert selectors.reproduce_command("org/m", "scala-da", few_shot=True, validation_split=False) == (
+        "python -m evaluation run --model org/m --dataset scala-da --iterations 10"
+    )
+    command = selectors.reproduce_command("we ird/m'x", "dane", few_shot=False, validation_split=True)
+    assert shlex.split(command)[5] == "we ird/m'x"
+    assert command.endswith("--iterations 10 --zero-shot --validation-split")
+
+
+# --- home and methodology -------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_home_lists_language_and_group_boards_with_counts(client, db):
+    build_board()
+    build_board("scandinavian", "Scandinavian", kind="group", boards=["da", "sv", "no"], with_scores=False)
+    html = client.get("/").content.decode()
+    assert 'href="/leaderboards/da/"' in html and 'href="/leaderboards/scandinavian/"' in html
+    # 7 entries, 6 distinct models (one in two variants).
+    assert "6 models · 4 datasets" in html
+    assert "Danish, Swedish, Norwegian" in html
+    assert 'href="/submit/"' in html and 'href="/queue/"' in html and 'href="/methodology/"' in html
+
+
+@pytest.mark.django_db
+def test_home_without_boards_says_how_to_get_some(client):
+    html = client.get("/").content.decode()
+    assert "No leaderboards yet" in html and "import_results" in html
+
+
+@pytest.mark.django_db
+def test_methodology_page_explains_rank_score(client):
+    html = client.get(reverse("methodology")).content.decode()
+    assert "1.96 · s / √10" in html
+    assert "Welch" in html and "Lower is better" in html and "anchor" in html
+
+
+# --- model page ---------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_model_page_shows_scores_with_cis_history_and_reproducibility(client, db):
+    built = build_board()
+    model = LanguageModel.objects.get(model_id="acme/big-chat-70b")
+    Submission.objects.create(model=model, revision="abc123", few_shot=True, status="FAILED", failure_reason="Out of <memory>")
+    response = client.get("/models/acme/big-chat-70b/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    # Every score with its CI, recomputed from the iteration scores.
+    evaluation = Evaluation.objects.get(model=model, dataset__name="scala-da", few_shot=True)
+    values = list(IterationScore.objects.filter(evaluation=evaluation, metric="mcc").order_by("iteration").values_list("value", flat=True))
+    mean, ci = selectors.mean_ci(values)
+    assert f"{mean * 100:.2f} <span class=\"ci\">± {ci * 100:.2f}</span>" in html
+    assert html.count('<tr><td><a href="/datasets/') == 8  # 4 datasets × 2 variants
+    # Boards it is on, reproducibility facts and the command.
+    assert 'href="/leaderboards/da/"' in html
+    assert "bf16" in html and "torch 2.13.0, transformers 5.23.0" in html and "chat" in html
+    assert "python -m evaluation run --model acme/big-chat-70b --dataset scala-da --iterations 10 --zero-shot" in html
+    assert "python -m evaluation run --model acme/big-chat-70b --dataset scala-da --iterations 10</code>" in html
+    # Submission history, escaped.
+    assert "abc123" in html and "Out of &lt;memory&gt;" in html
+    # Charts: a strip plot with one point per iteration, bars per task.
+    strip = embedded_figure(html, "strip-data")
+    assert {t["name"] for t in strip["data"]} == {"few-shot", "zero-shot"}
+    assert sum(len(t["y"]) for t in strip["data"]) == 8 * 10
+    bars = embedded_figure(html, "task-data")
+    assert len(bars["data"][0]["x"]) == 4
+
+
+@pytest.mark.django_db
+def test_model_ids_without_org_or_with_many_slashes(client, db):
+    build_board()
+    assert client.get("/models/claude-sonnet-4-6/").status_code == 200
+    assert reverse("model", kwargs={"model_id": "claude-sonnet-4-6"}) == "/models/claude-sonnet-4-6/"
+    LanguageModel.objects.create(model_id="a/b/c/d")
+    assert reverse("model", kwargs={"model_id": "a/b/c/d"}) == "/models/a/b/c/d/"
+    assert client.get("/models/a/b/c/d/").status_code == 200
+    assert client.get("/models/no/such-model/").status_code == 404
+
+
+@pytest.mark.django_db
+def test_model_page_for_imported_path_ids(client, db, tmp_path, shared_results_file):
+    wanted = "/mnt/data_6tb/dan/gpt_sw3/models/gpt-sw3-126m-instruct/"
+    lines = [line for line in shared_results_file.read_text().splitlines() if f'"model": "{wanted}"' in line]
+    subset = tmp_path / "subset.jsonl"
+    subset.write_text("\n".join(lines))
+    report = import_file(subset)
+    assert report.imported >= 5
+    url = reverse("model", kwargs={"model_id": wanted})
+    response = client.get(url)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "scala-da" in html and "angry-tweets" in html
+    assert url == "/models//mnt/data_6tb/dan/gpt_sw3/models/gpt-sw3-126m-instruct//"
+    # Without the id's trailing slash the same model is found; without its leading one it is not.
+    assert client.get("/models//mnt/data_6tb/dan/gpt_sw3/models/gpt-sw3-126m-instruct/").status_code == 200
+    assert client.get("/models/mnt/data_6tb/dan/gpt_sw3/models/gpt-sw3-126m-instruct/").status_code == 404
+
+
+# --- dataset page -------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_dataset_page_reads_examples_from_the_data_dir(client, db, settings, shared_datasets_dir):
+    settings.DATA_DIR = shared_datasets_dir
+    build_board()
+    dataset = Dataset.objects.get(name="scala-da")
+    dataset.description = "Danish <b>acceptability</b>"
+    dataset.save()
+    html = client.get("/datasets/scala-da/").content.decode()
+    # Description escaped; licence and sizes from dataset.json when the row has none.
+    assert "Danish &lt;b&gt;acceptability&lt;/b&gt;" in html
+    assert "CC BY-SA 4.0" in html
+    assert "340 / 84 / 424" in html
+    # Three examples per split, read from the files.
+    first_test = json.loads((shared_datasets_dir / "scala-da" / "test.jsonl").open().readline())
+    from django.utils.html import escape
+
+    assert escape(first_test["text"][:40]) in html
+    assert html.count('<dl class="example">') == 9
+    # Its own leaderboard, best primary mean first, with CIs, and the distribution chart.
+    rows = selectors.dataset_leaderboard(dataset)
+    assert [r["primary"]["mean"] for r in rows] == sorted((r["primary"]["mean"] for r in rows), reverse=True)
+    assert rows[0]["name"] == "claude-sonnet-4-6"
+    assert len(rows) == 7
+    figure = embedded_figure(html, "distribution-data")
+    assert [t["type"] for t in figure["data"]] == ["histogram", "box"]
+    assert len(figure["data"][0]["x"]) == 7
+
+
+@pytest.mark.django_db
+def test_dataset_page_for_ner_and_without_files(client, db, settings, shared_datasets_dir, tmp_path):
+    settings.DATA_DIR = shared_datasets_dir
+    build_board(datasets=[("ddt-ner-da", "named-entity-recognition")], with_scores=True)
+    html = client.get("/datasets/ddt-ner-da/").content.decode()
+    assert re.search(r"\[[^\]|]+\|B-(PER|LOC|ORG|MISC)\]", html)
+    settings.DATA_DIR = tmp_path
+    build_board("sv", "Swedish", datasets=[("swerec", "sentiment-classification")], with_scores=True)
+    html = client.get("/datasets/swerec/").content.decode()
+    assert "not in this site&#x27;s data directory" in html or "not in this site's data directory" in html
+    assert client.get("/datasets/no-such-dataset/").status_code == 404
