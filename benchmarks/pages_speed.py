@@ -52,6 +52,8 @@ def time_url(client: Client, url: str, repeat: int, cold: bool = False) -> tuple
         response = client.get(url)
         times.append((time.perf_counter() - start) * 1000)
         assert response.status_code == 200, response.status_code
+    if cold:
+        touch_board()
     with CaptureQueriesContext(connection) as queries:
         response = client.get(url)
     return statistics.median(times), min(times), len(queries), len(response.content)

@@ -106,8 +106,8 @@ def model_strip(evaluations: list[dict]) -> go.Figure:
             variants.setdefault(row["variant"], []).append(row)
     figure = go.Figure(layout=_layout(
         yaxis=dict(title="Primary score (×100)", gridcolor="#e6e9ef"),
-        xaxis=dict(tickangle=-30),
-        height=400,
+        xaxis=dict(tickangle=-45, automargin=True),
+        height=420,
         boxmode="group",
     ))
     for index, (variant, rows) in enumerate(variants.items()):

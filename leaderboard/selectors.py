@@ -13,6 +13,7 @@ import math
 import shlex
 from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from statistics import mean, stdev
 
@@ -23,6 +24,7 @@ from django.urls import reverse
 from evaluation.datasets import SPLITS, DatasetInfo, InvalidDataset
 from evaluation.tasks import METRIC_LABELS, TASKS, get_task
 from leaderboard.languages import GROUPS, language_name
+from leaderboard.ranking import entry_display_name  # noqa: F401  (the contract's display name)
 from leaderboard.models import (
     Dataset,
     Evaluation,
@@ -68,12 +70,6 @@ TASK_LABELS = {
     "summarization": "Summarization",
 }
 DASH = "–"
-
-
-def entry_display_name(model_id: str, few_shot: bool, validation_split: bool) -> str:
-    """``org/model`` plus `` (zero-shot)``, `` (val)`` or `` (zero-shot, val)``."""
-    flags = [flag for flag, on in (("zero-shot", not few_shot), ("val", validation_split)) if on]
-    return f"{model_id} ({', '.join(flags)})" if flags else model_id
 
 
 def variant_label(few_shot: bool, validation_split: bool) -> str:
@@ -128,6 +124,7 @@ def reproduce_command(model_id: str, dataset: str, *, few_shot: bool, validation
     return shlex.join(parts)
 
 
+@lru_cache(maxsize=8192)
 def model_url(model_id: str) -> str:
     return reverse("model", kwargs={"model_id": model_id})
 
@@ -219,10 +216,16 @@ class Board:
 
 
 def board_columns(board: Leaderboard) -> tuple[list[Column], list[Column], list[Column]]:
-    languages = [
-        Column(f"lang:{code}", language_name(code), "language", title=f"{language_name(code)} rank score")
-        for code in (board.boards if board.kind == "group" else [])
-    ]
+    """Language columns for a group board (its scores live on the language boards);
+    task and dataset columns for a language board."""
+    if board.kind == "group":
+        languages = [
+            Column(f"lang:{code}", language_name(code), "language", title=f"{language_name(code)} rank score",
+                   url=reverse("board", kwargs={"code": code}))
+            for code in board.boards
+        ]
+        return languages, [], []
+    languages = []
     tasks, datasets = [], []
     seen_tasks: list[str] = []
     for spec in board.datasets:

@@ -1,10 +1,12 @@
 from django.urls import path
+from django.views.generic import RedirectView
 
 from leaderboard.views import pages
 
 urlpatterns = [
     path("", pages.home, name="home"),
     path("methodology/", pages.methodology, name="methodology"),
+    path("leaderboards/", RedirectView.as_view(pattern_name="home", permanent=False)),
     path("leaderboards/<str:code>/", pages.board, name="board"),
     path("leaderboards/<str:code>/export.<str:fmt>", pages.board_export, name="board-export"),
     path("models/<path:model_id>/", pages.model, name="model"),

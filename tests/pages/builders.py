@@ -149,8 +149,8 @@ def build_board(
             leaderboard=board, model=model, few_shot=spec.few_shot, validation_split=spec.validation_split,
             position=position, rank=rank if ranked else None, rank_score=score,
             rank_score_ci_low=score - 0.08 if ranked else None, rank_score_ci_high=score + 0.11 if ranked else None,
-            task_rank_scores={t: sum(v) / len(v) for t, v in per_task.items()},
-            scores=scores, missing_datasets=list(spec.missing),
+            task_rank_scores={} if kind == "group" else {t: sum(v) / len(v) for t, v in per_task.items()},
+            scores={} if kind == "group" else scores, missing_datasets=list(spec.missing),
             extra={"language_rank_scores": {b: score for b in (boards or [])}} if kind == "group" else {},
         ))
     LeaderboardEntry.objects.bulk_create(built.entries)

@@ -147,6 +147,8 @@ def test_unknown_board_and_export_format_are_404(client, da_board):
     assert client.get("/leaderboards/xx/").status_code == 404
     assert client.get("/leaderboards/xx/export.csv").status_code == 404
     assert client.get("/leaderboards/da/export.xml").status_code == 404
+    response = client.get("/leaderboards/")
+    assert response.status_code == 302 and response["Location"] == "/"
 
 
 @pytest.mark.django_db
@@ -171,6 +173,9 @@ def test_group_board_has_per_language_columns(client, db):
     html = client.get("/leaderboards/scandinavian/").content.decode()
     for code, name in (("da", "Danish"), ("sv", "Swedish"), ("no", "Norwegian")):
         assert f'data-key="lang:{code}"' in html and f">{name}</a>" in html
+        assert f'href="/leaderboards/{code}/"' in html
+    # Scores per dataset live on the language boards, not on the group board.
+    assert 'data-key="ds:' not in html and 'data-key="task:' not in html
     rows = list(csv.DictReader(io.StringIO(client.get("/leaderboards/scandinavian/export.csv").content.decode())))
     assert float(rows[0]["sv_rank_score"]) == pytest.approx(float(rows[0]["rank_score"]))
 

@@ -1,0 +1,232 @@
+"""Aggregation against the real database: boards, idempotence, commands, API, admin."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from django.conf import settings
+from django.core.management import CommandError, call_command
+
+from leaderboard import ranking
+from leaderboard.models import AggregationRun, Leaderboard, LeaderboardEntry
+from leaderboard.services.aggregation import UnknownBoard, aggregate
+from leaderboard.services.export import leaderboard_document
+from tests.ranking.builders import add_evaluation, dataset
+
+pytestmark = pytest.mark.django_db
+
+REPS = 60
+
+
+def it(mean, spread=0.02, n=10, seed=0):
+    """Ten iteration scores around ``mean`` (deterministic)."""
+    rng = np.random.default_rng(seed)
+    return list(np.round(np.clip(mean + rng.normal(0, spread, n), 0, 1), 6))
+
+
+@pytest.fixture
+def boards():
+    """da: 2 datasets (sentiment, NER); no: 1 dataset tagged nb+nn; sv: 1 dataset."""
+    sent_da = dataset("angry-tweets", "sentiment-classification", ["da"])
+    ner_da = dataset("dane", "named-entity-recognition", ["da"])
+    norec = dataset("norec", "sentiment-classification", ["nb", "nn"])
+    swerec = dataset("swerec", "sentiment-classification", ["sv"])
+    dataset("not-counted-da", "linguistic-acceptability", ["da"], counts=False)
+    data = {
+        ("org/big", True): (0.70, 0.80, 0.65, 0.60),
+        ("org/mid", True): (0.55, 0.70, 0.50, 0.58),
+        ("org/mid", False): (0.40, 0.62, 0.45, 0.50),  # the zero-shot variant
+        ("org/small", True): (0.30, None, 0.20, 0.25),  # no dane: unranked on da
+    }
+    for k, ((model_id, few_shot), (a, b, c, d)) in enumerate(data.items()):
+        add_evaluation(model_id, sent_da, it(a, seed=k), it(a + 0.1, seed=k + 50), few_shot=few_shot)
+        if b is not None:
+            add_evaluation(model_id, ner_da, it(b, seed=k + 10), it(b, seed=k + 60), few_shot=few_shot)
+        add_evaluation(model_id, norec, it(c, seed=k + 20), it(c, seed=k + 70), few_shot=few_shot)
+        add_evaluation(model_id, swerec, it(d, seed=k + 30), it(d, seed=k + 80), few_shot=few_shot)
+    # a dataset that does not count toward the board is ignored even with results
+    add_evaluation("org/small", dataset("not-counted-da", "linguistic-acceptability", ["da"]), it(0.9))
+    return data
+
+
+def _entries(code):
+    return {
+        (e.model.model_id, e.few_shot): e
+        for e in LeaderboardEntry.objects.filter(leaderboard_id=code).select_related("model")
+    }
+
+
+def test_aggregate_writes_language_and_group_boards(boards):
+    run = aggregate(replicates=REPS)
+    assert run.status == "FINISHED"
+    assert run.boards == ["da", "no", "sv", "scandinavian"]
+    assert set(Leaderboard.objects.values_list("code", flat=True)) == {"da", "no", "sv", "scandinavian"}
+    assert run.entries_total == 4 * 4 and run.entries_changed == 16
+    da = Leaderboard.objects.get(code="da")
+    assert [d["name"] for d in da.datasets] == ["angry-tweets", "dane"]  # not-counted-da left out
+    assert da.datasets[1] == {
+        "name": "dane", "task": "named-entity-recognition",
+        "primary_metric": "micro_f1_no_misc", "secondary_metric": "micro_f1",
+    }
+    no = Leaderboard.objects.get(code="no")
+    assert [d["name"] for d in no.datasets] == ["norec"]  # nb/nn feed the Norwegian board
+    group = Leaderboard.objects.get(code="scandinavian")
+    assert group.kind == "group" and group.boards == ["da", "sv", "no"]
+
+    entries = _entries("da")
+    small = entries[("org/small", True)]
+    assert small.rank is None and small.rank_score is None and small.rank_score_ci_low is None
+    assert small.missing_datasets == ["dane"]
+    assert small.position == 4  # unranked entries come last
+    assert small.task_rank_scores["named-entity-recognition"] is None
+    assert small.scores["angry-tweets"]["rank_score"] is not None
+    big = entries[("org/big", True)]
+    assert big.rank == 1 and big.rank_score == 1.0 and big.position == 1
+    assert big.scores["angry-tweets"]["primary"]["metric"] == "mcc"
+    assert big.scores["angry-tweets"]["primary"]["mean"] == pytest.approx(np.mean(it(0.70, seed=0)) * 100)
+    assert big.scores["angry-tweets"]["secondary"]["metric"] == "macro_f1"
+    # the small model is unranked on the group because it is unranked on da
+    g = _entries("scandinavian")
+    assert g[("org/small", True)].rank_score is None
+    assert g[("org/small", True)].extra["language_rank_scores"]["da"] is None
+    assert g[("org/small", True)].extra["language_rank_scores"]["no"] is not None
+
+
+def test_db_numbers_are_exactly_the_pure_functions(boards):
+    aggregate(["da"], replicates=REPS)
+    keys = sorted(boards)  # entries in the service's order: model pk, few_shot
+    entries = _entries("da")
+    models = {e.model.model_id: e.model_id for e in entries.values()}
+    order = sorted(keys, key=lambda k: (models[k[0]], k[1]))
+    x = np.full((2, 4, 10), np.nan)
+    for e, (model_id, few_shot) in enumerate(order):
+        a, b, _, _ = boards[(model_id, few_shot)]
+        k = list(boards).index((model_id, few_shot))
+        x[0, e] = it(a, seed=k)
+        if b is not None:
+            x[1, e] = it(b, seed=k + 10)
+    expected = ranking.rank_language_board(
+        x, ["sentiment-classification", "named-entity-recognition"], replicates=REPS, seed=ranking.DEFAULT_SEED
+    )
+    for e, key in enumerate(order):
+        row = entries[key]
+        if np.isfinite(expected.rank_scores[e]):
+            assert row.rank_score == expected.rank_scores[e]
+            assert row.rank_score_ci_low == expected.ci_low[e]
+            assert row.rank_score_ci_high == expected.ci_high[e]
+            assert row.rank == expected.ranks[e]
+        else:
+            assert row.rank_score is None and row.rank is None
+        assert row.scores["angry-tweets"]["rank_score"] == expected.dataset_rank_scores[e, 0]
+
+
+def test_aggregation_is_idempotent_and_detects_changes(boards):
+    aggregate(replicates=REPS)
+    again = aggregate(replicates=REPS)
+    assert again.entries_changed == 0 and again.entries_total == 16
+    # a new evaluation on da changes entries on da and on the group
+    add_evaluation("org/small", dataset("dane", "named-entity-recognition", ["da"]), it(0.1, seed=99))
+    third = aggregate(["da"], replicates=REPS)
+    assert set(third.boards) == {"da", "no", "sv", "scandinavian"}  # a language refreshes its groups
+    assert third.entries_changed > 0
+    assert _entries("da")[("org/small", True)].rank_score is not None
+    assert aggregate(replicates=REPS).entries_changed == 0
+    assert AggregationRun.objects.filter(status="FINISHED").count() == 4
+
+
+def test_unknown_board_is_a_clear_error_and_is_recorded(boards):
+    with pytest.raises(UnknownBoard, match="xx"):
+        aggregate(["xx"], replicates=REPS)
+    run = AggregationRun.objects.latest("started_at")
+    assert run.status == "FAILED" and "xx" in run.error
+    with pytest.raises(UnknownBoard, match="germanic"):
+        aggregate(["germanic"], replicates=REPS)  # de, nl, en have no results
+
+
+def test_aggregate_command_and_export_command(boards, capsys):
+    call_command("aggregate", "--language", "nb", "--replicates", "30")
+    out = capsys.readouterr().out
+    assert "Aggregated no, scandinavian" in out or "Aggregated da, no, sv, scandinavian" in out
+    assert Leaderboard.objects.filter(code="no").exists()
+    call_command("export_leaderboard", "no")
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["language"] == "no" and len(doc["entries"]) == 4
+    with pytest.raises(CommandError, match="no leaderboard 'zz'"):
+        call_command("export_leaderboard", "zz")
+    with pytest.raises(CommandError):
+        call_command("aggregate", "--language", "zz")
+
+
+def test_export_document_contract(boards):
+    aggregate(replicates=REPS)
+    doc = leaderboard_document("da")
+    assert set(doc) >= {"language", "generated_at", "datasets", "entries"}
+    assert doc["language"] == "da"
+    e = doc["entries"][0]
+    assert set(e) >= {
+        "model", "few_shot", "validation_split", "rank", "rank_score", "rank_score_ci",
+        "task_rank_scores", "scores", "num_model_parameters", "generative_type",
+    }
+    ranked = [x for x in doc["entries"] if x["rank_score"] is not None]
+    unranked = [x for x in doc["entries"] if x["rank_score"] is None]
+    assert doc["entries"] == ranked + unranked
+    assert [x["rank_score"] for x in ranked] == sorted(x["rank_score"] for x in ranked)
+    assert all(x["rank_score_ci"][0] <= x["rank_score"] <= x["rank_score_ci"][1] for x in ranked)
+    assert all(x["rank"] is None and x["rank_score_ci"] is None for x in unranked)
+    zero_shot = next(x for x in doc["entries"] if not x["few_shot"])
+    assert zero_shot["name"] == "org/mid (zero-shot)"
+    s = e["scores"]["angry-tweets"]
+    assert set(s) == {"primary", "secondary", "rank_score"}
+    assert set(s["primary"]) == {"metric", "mean", "ci"} and 0 <= s["primary"]["mean"] <= 100
+
+
+def test_api_json_csv_and_404(boards, client):
+    aggregate(replicates=REPS)
+    response = client.get("/api/leaderboards/da.json")
+    assert response.status_code == 200
+    assert response.json() == json.loads(json.dumps(leaderboard_document("da")))
+    csv_response = client.get("/api/leaderboards/da.csv")
+    assert csv_response.status_code == 200 and csv_response["Content-Type"].startswith("text/csv")
+    lines = csv_response.content.decode().strip().splitlines()
+    assert len(lines) == 1 + 4
+    assert "angry-tweets_primary_mean" in lines[0] and "task_named-entity-recognition_rank_score" in lines[0]
+    assert client.get("/api/leaderboards/scandinavian.csv").status_code == 200
+    missing = client.get("/api/leaderboards/xx.json")
+    assert missing.status_code == 404 and "error" in missing.json()
+    assert client.get("/api/leaderboards/xx.csv").status_code == 404
+
+
+def test_admin_action_enqueues_on_default_queue_and_task_records_user(boards, admin_client, admin_user):
+    import redis
+
+    from leaderboard.tasks.aggregation import aggregate_boards
+
+    broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    broker.delete("default")
+    response = admin_client.post(
+        "/admin/leaderboard/language/",
+        {"action": "rerun_language_aggregation", "_selected_action": ["nb", "da"]},
+        follow=True,
+    )
+    assert response.status_code == 200
+    assert "queued" in response.content.decode()
+    messages = [json.loads(m) for m in broker.lrange("default", 0, -1)]
+    broker.delete("default")
+    assert len(messages) == 1
+    assert messages[0]["headers"]["task"] == "leaderboard.tasks.aggregate_boards"
+    args = json.loads(__import__("base64").b64decode(messages[0]["body"]))[0]
+    assert args == [["da", "no"], admin_user.pk, "admin"]
+    # what the worker will run
+    result = aggregate_boards.apply(args=args).get()
+    run = AggregationRun.objects.get(pk=result["run"])
+    assert run.triggered_by == admin_user and run.trigger == "admin" and run.status == "FINISHED"
+    assert run.entries_total > 0 and run.duration_seconds is not None
+    # the Leaderboard admin has the same action
+    response = admin_client.post(
+        "/admin/leaderboard/leaderboard/", {"action": "rerun_board_aggregation", "_selected_action": ["sv"]}, follow=True
+    )
+    assert "queued" in response.content.decode()
+    assert len(broker.lrange("default", 0, -1)) == 1
+    broker.delete("default")

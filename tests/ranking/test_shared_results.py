@@ -1,0 +1,60 @@
+"""The whole shared results file (real published ScandEval results), aggregated."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from leaderboard.models import Evaluation, Leaderboard, LeaderboardEntry
+from leaderboard.services.aggregation import aggregate
+from leaderboard.services.export import leaderboard_document
+from tests.ranking.builders import load_results_file
+
+pytestmark = pytest.mark.django_db
+
+
+def test_shared_results_aggregate_sanely(shared_results_file):
+    assert load_results_file(shared_results_file) > 1800
+    run = aggregate()
+    assert run.status == "FINISHED"
+    assert {"da", "sv", "no", "scandinavian"} <= set(run.boards)
+    for code in ("da", "sv", "no"):
+        doc = leaderboard_document(code)
+        lb = Leaderboard.objects.get(code=code)
+        names = [d["name"] for d in lb.datasets]
+        # sentiment, NER, acceptability, reading comprehension (no: two datasets for NER and
+        # acceptability, Bokmål and Nynorsk, averaged within the task)
+        assert len({d["task"] for d in lb.datasets}) == 4
+        assert len(names) == (6 if code == "no" else 4)
+        entries = doc["entries"]
+        assert len(entries) == lb.num_entries > 100
+        ranked = [e for e in entries if e["rank_score"] is not None]
+        # every entry with all datasets is ranked, and only those
+        for e in entries:
+            complete = all(n in e["scores"] and e["scores"][n]["rank_score"] is not None for n in names)
+            assert complete == (e["rank_score"] is not None), (code, e["model"])
+        assert len(ranked) > 50
+        scores = np.array([e["rank_score"] for e in ranked])
+        assert (scores >= 1).all() and (np.diff(scores) >= 0).all()  # ordered, ≥ 1
+        for n in names:  # the best entry on each dataset has rank score exactly 1
+            per = [e["scores"][n]["rank_score"] for e in entries if n in e["scores"]]
+            assert min(per) == 1.0
+            best = max((e for e in entries if n in e["scores"]), key=lambda e: e["scores"][n]["primary"]["mean"])
+            assert best["scores"][n]["rank_score"] == 1.0
+        for e in ranked:
+            low, high = e["rank_score_ci"]
+            assert low <= e["rank_score"] <= high
+            assert e["task_rank_scores"] and all(v >= 1 for v in e["task_rank_scores"].values())
+            assert e["rank_score"] == pytest.approx(np.mean(list(e["task_rank_scores"].values())))
+        ranks = [e["rank"] for e in ranked]
+        assert ranks[0] == 1 and all(0 <= b - a <= 1 for a, b in zip(ranks, ranks[1:]))
+        assert all(e["rank"] is None for e in entries if e["rank_score"] is None)
+    group = leaderboard_document("scandinavian")
+    for e in group["entries"]:
+        langs = e["language_rank_scores"]
+        if e["rank_score"] is not None:
+            assert e["rank_score"] == pytest.approx(np.mean([langs["da"], langs["sv"], langs["no"]]))
+    # idempotent: the second run changes nothing
+    assert aggregate().entries_changed == 0
+    assert LeaderboardEntry.objects.count() == run.entries_total
+    assert Evaluation.objects.count() > 1800
