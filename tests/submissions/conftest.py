@@ -43,9 +43,10 @@ def empty_gpu_queue():
     broker().delete("gpu", "default")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def worker(django_db_setup, django_db_blocker, tmp_path_factory):
-    """One real Celery worker for the whole session (model loads are the slow part)."""
+    """One real Celery worker per test module, shared by its tests. Module scope, not
+    session: a worker left running would evaluate what later tests queue."""
     from .worker import Worker
 
     broker().delete("gpu", "default", "unacked", "unacked_index")

@@ -130,7 +130,7 @@ def test_no_datasets_for_language_is_refused(client, datasets):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_concurrent_duplicates_queue_exactly_one(datasets):
+def test_concurrent_duplicates_queue_exactly_one(datasets, empty_gpu_queue):
     """Eight threads submit the same model at once: the partial unique constraint decides."""
     outcomes, errors = [], []
     barrier = threading.Barrier(8)
@@ -154,3 +154,4 @@ def test_concurrent_duplicates_queue_exactly_one(datasets):
     only = Submission.objects.get()
     assert {outcome.submission.pk for outcome in outcomes} == {only.pk}
     assert sum(outcome.created for outcome in outcomes) == 1
+    assert empty_gpu_queue.llen("gpu") == 1  # committed, so queued: once

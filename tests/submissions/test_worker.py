@@ -101,3 +101,18 @@ def test_a_model_that_cannot_load_fails_with_a_reason_and_log(worker, two_danish
     assert "Internal error" not in submission.failure_reason  # the engine's own, user-facing message
     assert f"submission {submission.pk}" in submission.log_excerpt
     assert not Evaluation.objects.filter(submission=submission).exists()
+
+
+def test_cancelling_a_running_submission_terminates_its_task(worker, two_danish_datasets, empty_gpu_queue):
+    outcome = service.submit(SMOL, revision="cancel-me", languages=["da"], client_address="10.0.0.1")
+    pk = outcome.submission.pk
+    wait_for(lambda: status_of(pk) == SubmissionStatus.RUNNING, 60, "the submission to start", worker, 0.2)
+    submission = Submission.objects.get(pk=pk)
+    child = int(submission.progress["_worker"].rsplit(":", 1)[1])
+    assert service.cancel(submission)
+    wait_for(lambda: child not in worker.children(), 30, "the pool process to be terminated", worker)
+    wait_for(lambda: "Terminating" in worker.text() or "revoked" in worker.text(), 10, "the revoke", worker)
+    submission.refresh_from_db()
+    assert submission.status == SubmissionStatus.CANCELLED
+    assert submission.failure_reason == "Cancelled by an administrator."
+    assert not Evaluation.objects.filter(submission=submission).exists()
