@@ -85,6 +85,33 @@ def submit_one(base: str, item: dict) -> dict:
         return outcome
 
 
+def sequential_posts(base: str, items: list[dict], results: list[dict], n: int = 30) -> dict[str, float]:
+    """Median time of one POST at a time (no concurrency): the server's own cost per kind."""
+    queued = next(r["key"] for r in results if r["outcome"] == "queued")
+    kinds = {"duplicate": {"model_id": queued[0], "revision": queued[1], "few_shot": queued[2]},
+             "bad id": next(i for i in items if i["kind"] == "bad id"),
+             "unknown": next(i for i in items if i["kind"] == "unknown")}
+    medians = {}
+    with httpx.Client(base_url=base, timeout=60) as client:
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', client.get("/submit/").text).group(1)
+        for kind, item in kinds.items():
+            times = []
+            for _ in range(n):
+                started = time.perf_counter()
+                client.post("/submit/", headers={"Referer": base + "/submit/"}, data={
+                    "csrfmiddlewaretoken": token, "model_id": item["model_id"], "revision": item["revision"],
+                    "few_shot": item["few_shot"]})
+                times.append(time.perf_counter() - started)
+            medians[kind] = statistics.median(times)
+        times = []
+        for _ in range(n):
+            started = time.perf_counter()
+            client.get("/submit/")
+            times.append(time.perf_counter() - started)
+        medians["form page (GET)"] = statistics.median(times)
+    return medians
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=200)
@@ -137,6 +164,7 @@ def main() -> int:
         with ThreadPoolExecutor(max_workers=len(items)) as pool:
             results = list(pool.map(lambda item: submit_one(base, item), items))
         wall = time.perf_counter() - started
+        single = sequential_posts(base, items, results)
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -165,6 +193,7 @@ def main() -> int:
           f"rate limit: {args.limit}/address/day")
     print("latency (GET form + POST) p50 %.3f s, p95 %.3f s, max %.3f s" % (
         statistics.median(latencies), latencies[int(0.95 * (len(latencies) - 1))], latencies[-1]))
+    print("one request at a time, median of 30: " + ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in single.items()))
     print("HTTP statuses:", dict(sorted(statuses.items())))
     for (kind, outcome, reason), n in sorted(outcomes.items()):
         print(f"  {n:4d}  {kind:8s} {outcome:9s} {reason}")
