@@ -142,28 +142,11 @@ def welch_greater_pvalues(m1, v1, n1, m2, v2, n2) -> np.ndarray:
     return special.stdtr(df, -t)
 
 
+# Welch df ≥ min(n1, n2) − 1 ≥ 1 whenever it is defined (n ≥ 2; with n = 1 the variance
+# is NaN and so is p), and the one-tailed critical value falls with df from t₁ to z: a
+# statistic below z is never significant, one above t₁ always is, whatever the df.
 _T_LOW = float(stats.norm.isf(ALPHA)) * (1 - 1e-9)  # below: p > alpha for every df
 _T_HIGH = float(stats.t.isf(ALPHA, 1)) * (1 + 1e-9)  # above: p < alpha for every df ≥ 1
-
-
-def _significant(m1, v1, n1, m2, v2, n2, alpha: float = ALPHA) -> np.ndarray:
-    """``welch_greater_pvalues(...) < alpha`` without the t tail where it cannot matter.
-
-    Welch df ≥ min(n1, n2) − 1 ≥ 1 whenever it is defined (n ≥ 2; with n = 1 the variance
-    is NaN and so is p), and the critical value falls with df from t₁ to z: outside
-    [z, t₁] the decision is the same for every df.
-    """
-    t, df = _welch(m1, v1, n1, m2, v2, n2)
-    if alpha != ALPHA:
-        with np.errstate(invalid="ignore"):
-            return special.stdtr(df, -t) < alpha
-    with np.errstate(invalid="ignore"):
-        sig = t > _T_HIGH
-        band = (t >= _T_LOW) & ~sig
-    if band.any():
-        idx = np.flatnonzero(band)
-        sig[idx] = special.stdtr(df[idx], -t[idx]) < alpha
-    return sig
 
 
 # --- §4: the anchor walk -------------------------------------------------------------------

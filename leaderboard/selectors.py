@@ -21,7 +21,7 @@ from django.core.cache import cache
 from django.db.models import Count, Max, Q
 from django.urls import reverse
 
-from evaluation.datasets import SPLITS, DatasetInfo, InvalidDataset
+from evaluation.datasets import SPLITS, DatasetInfo, InvalidDataset, find_local
 from evaluation.tasks import METRIC_LABELS, TASKS, get_task
 from leaderboard.languages import GROUPS, language_name
 from leaderboard.ranking import entry_display_name  # noqa: F401  (the contract's display name)
@@ -732,8 +732,9 @@ def format_example(row: dict) -> list[tuple[str, str]]:
 
 
 def dataset_files(dataset: Dataset, data_dir: Path) -> tuple[DatasetInfo | None, dict[str, list[list[tuple[str, str]]]]]:
-    """The dataset's ``dataset.json`` (via evaluation.datasets) and a few examples per split."""
-    folder = Path(dataset.path) if dataset.path else Path(data_dir) / dataset.name
+    """The dataset's ``dataset.json`` (found and parsed with evaluation.datasets) and the first
+    few rows of each split; never the whole files, never the Hub (this runs in a page view)."""
+    folder = Path(dataset.path) if dataset.path else (find_local(dataset.name, data_dir) or Path(data_dir) / dataset.name)
     meta_file = folder / "dataset.json"
     info = None
     if meta_file.is_file():

@@ -50,6 +50,12 @@ def test_shared_results_file_imports_exactly_and_reimport_is_a_no_op(shared_resu
     }
     # Model names are kept as the file writes them (local paths included).
     assert LanguageModel.objects.filter(model_id__startswith="/mnt/").exists()
+    # Old files write question-answering scores in percent; stored scores are in [0, 1].
+    qa = Evaluation.objects.filter(dataset__name="scandiqa-da").first()
+    f1 = list(qa.scores.filter(metric="f1").values_list("value", flat=True))
+    assert 0 < min(f1) and max(f1) <= 1
+    assert sum(f1) / len(f1) * 100 == pytest.approx(qa.record["results"]["total"]["test_f1"])
+    assert IterationScore.objects.filter(value__gt=1).count() == 0
     # Old files do not say which models are encoders; a training loss per iteration does.
     assert LanguageModel.objects.get(model_id="vesteinn/DanskBERT").model_type == ModelType.ENCODER
     assert LanguageModel.objects.get(model_id="gpt-3.5-turbo-0613").model_type == ModelType.UNKNOWN
@@ -153,3 +159,15 @@ def test_missing_file_is_a_clear_error(tmp_path):
 
     with pytest.raises(CommandError, match="no such file"):
         call_command("import_results", str(tmp_path / "nope.jsonl"))
+
+
+@pytest.mark.django_db
+def test_percent_scores_without_a_total_are_scaled_and_nonsense_is_refused(tmp_path):
+    percent = record(model="p/c", scores=[50.0 + i for i in range(10)])
+    nonsense = record(model="n/s", scores=[0.5] * 10)
+    nonsense["results"]["raw"][0]["macro_f1"] = 350.0  # no scale makes this a score
+    report = import_file(write_jsonl(tmp_path, [percent, nonsense]))
+    assert report.imported == 1
+    assert "macro_f1 outside [-1, 1]" in report.errors[0][1]
+    values = sorted(Evaluation.objects.get(model__model_id="p/c").scores.filter(metric="mcc").values_list("value", flat=True))
+    assert values == pytest.approx([0.50 + i / 100 for i in range(10)])

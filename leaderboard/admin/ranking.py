@@ -11,7 +11,13 @@ def _enqueue(modeladmin, request, codes: list[str]) -> None:
     if not codes:
         modeladmin.message_user(request, "Nothing selected to aggregate.", messages.WARNING)
         return
-    result = aggregate_boards.apply_async(args=[codes, request.user.pk, "admin"], queue="default")
+    try:
+        result = aggregate_boards.apply_async(args=[codes, request.user.pk, "admin"], queue="default")
+    except Exception as exc:  # broker down: say so instead of a server error
+        modeladmin.message_user(
+            request, f"Could not queue the aggregation ({exc}); is the Celery broker running?", messages.ERROR
+        )
+        return
     modeladmin.message_user(
         request,
         f"Aggregation of {', '.join(codes)} queued (task {result.id}); see Aggregation runs for the result.",

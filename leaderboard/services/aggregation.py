@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+import zlib
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -171,9 +172,15 @@ class ComputedBoard:
     rows: list[dict]  # per entry (input order): the LeaderboardEntry field values
 
 
-def compute_language_board(data: BoardData, *, replicates: int, seed: int = ranking.DEFAULT_SEED) -> ComputedBoard:
+def board_seed(code: str) -> int:
+    """The bootstrap seed of a board: fixed, and different per board so that a group's
+    languages draw independently."""
+    return ranking.DEFAULT_SEED + zlib.crc32(code.encode()) % 100_000
+
+
+def compute_language_board(data: BoardData, *, replicates: int) -> ComputedBoard:
     result = ranking.rank_language_board(
-        data.primary_array(), [d.task for d in data.datasets], replicates=replicates, seed=seed
+        data.primary_array(), [d.task for d in data.datasets], replicates=replicates, seed=board_seed(data.code)
     )
     rows = []
     for e in range(len(data.entries)):
@@ -268,7 +275,10 @@ def plan_boards(requested: Iterable[str] | None, available: dict[str, list[Datas
 
 
 def compute_boards(requested: Iterable[str] | None = None, *, replicates: int | None = None) -> list[ComputedBoard]:
-    replicates = settings.RANK_BOOTSTRAP_REPLICATES if replicates is None else replicates
+    if replicates is None:
+        replicates = settings.RANK_BOOTSTRAP_REPLICATES
+        if 0 < replicates < 100:
+            log.warning("RANK_BOOTSTRAP_REPLICATES=%s: intervals need at least 100 replicates", replicates)
     available = board_datasets()
     languages, groups = plan_boards(requested, available)
     computed = {code: compute_language_board(load_board_data(code, available[code]), replicates=replicates) for code in languages}

@@ -105,7 +105,31 @@ def _raw_iterations(results: dict, validation_split: bool) -> list:
     return raw
 
 
-def _iteration_scores(raw: list, task: str) -> tuple[dict[str, float], ...]:
+def _percent_metrics(iterations: list[dict[str, float]], total: object) -> set[str]:
+    """Metrics whose raw values are written in percent (old files do so for question answering).
+
+    Stored scores are in [0, 1]. ``results.total`` is always ×100, so a raw mean that
+    equals the total's mean says the raw values are percent too; without a total, a raw
+    value above 1 (no score of ours exceeds 1) says the same.
+    """
+    totals = {canonical_metric(k): v for k, v in total.items()} if isinstance(total, dict) else {}
+    percent = set()
+    for metric in iterations[0]:
+        values = [scores[metric] for scores in iterations]
+        mean = sum(values) / len(values)
+        reported = totals.get(metric)
+        if isinstance(reported, (int, float)) and not isinstance(reported, bool) and reported != 0:
+            if abs(mean - reported) <= 1e-6 * max(1.0, abs(reported)):
+                percent.add(metric)
+                continue
+            if abs(100 * mean - reported) <= 1e-6 * max(1.0, abs(reported)):
+                continue
+        if any(abs(value) > 1 for value in values):
+            percent.add(metric)
+    return percent
+
+
+def _iteration_scores(raw: list, task: str, total: object = None) -> tuple[dict[str, float], ...]:
     spec = get_task(task)
     wanted = {spec.primary_metric, spec.secondary_metric}
     iterations = []
@@ -124,6 +148,13 @@ def _iteration_scores(raw: list, task: str) -> tuple[dict[str, float], ...]:
             missing = ", ".join(sorted(wanted - scores.keys()))
             raise InvalidRecord(f"iteration {number} lacks {missing} for task {task}")
         iterations.append(scores)
+    percent = _percent_metrics(iterations, total)
+    for scores in iterations:
+        for metric in percent:
+            scores[metric] /= 100.0
+        out_of_range = [m for m, v in scores.items() if not -1.0 <= v <= 1.0]
+        if out_of_range:
+            raise InvalidRecord(f"{', '.join(out_of_range)} outside [-1, 1] (and not a percentage)")
     return tuple(iterations)
 
 
@@ -155,7 +186,7 @@ def parse_record(record: object) -> ParsedRecord:
     few_shot = True if few_shot is None else bool(few_shot)
     validation_split = False if validation_split is None else bool(validation_split)
     raw = _raw_iterations(record["results"], validation_split)
-    iterations = _iteration_scores(raw, task)
+    iterations = _iteration_scores(raw, task, record["results"].get("total"))
     reports_training_loss = any(
         isinstance(entry, dict) and any(canonical_metric(name) == "loss" for name in entry) for entry in raw
     )

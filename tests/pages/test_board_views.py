@@ -218,3 +218,14 @@ def test_scatter_has_one_point_per_sized_ranked_entry(client, da_board):
     # claude has no parameter count, mid-13b no rank score: both left out.
     assert points == {"acme/big-chat-70b", "acme/big-chat-70b (zero-shot)", "acme/base-7b", "danish/bert-base", "tiny/encoder-s"}
     assert {trace["name"] for trace in figure["data"]} == {"Instruction-tuned", "Base decoder", "Encoder"}
+
+
+@pytest.mark.django_db
+def test_empty_board_and_filters_matching_nothing(client, db):
+    build_board("sv", "Swedish", entries=[], with_scores=False)
+    html = client.get("/leaderboards/sv/").content.decode()
+    assert "This board has no entries yet." in html and 'id="board-table"' not in html
+    build_board(with_scores=False)
+    html = client.get("/leaderboards/da/?q=nothing-like-this").content.decode()
+    assert "No entries match these filters." in html and 'href="/leaderboards/da/"' in html
+    assert client.get("/leaderboards/da/export.csv?q=nothing-like-this").content.decode().count("\n") == 1

@@ -97,6 +97,7 @@ def test_shared_results_boards_filter_sort_and_download(live_server, page):
         assert "–" in page.locator("#board-table tbody.ranked tr td.c-score .ci").first.inner_text()
         page.screenshot(path=str(ARTIFACTS / f"board-{code}.png"))
     page.screenshot(path=str(ARTIFACTS / "board-da-full.png"), full_page=True)
+    page.locator("#scatter-chart").screenshot(path=str(ARTIFACTS / "board-da-scatter.png"))
     # Scrolled right: rank and model stay in view.
     page.eval_on_selector(".table-scroll", "e => { e.scrollLeft = 600; e.scrollTop = 300; }")
     page.screenshot(path=str(ARTIFACTS / "board-da-scrolled.png"))
@@ -146,6 +147,7 @@ def test_shared_results_boards_filter_sort_and_download(live_server, page):
     assert page.locator("#scores-table tbody tr").count() >= 4
     assert page.locator("#repro-table tr.cmd code").first.inner_text().startswith("python -m evaluation run --model ")
     page.screenshot(path=str(ARTIFACTS / "model.png"), full_page=True)
+    page.locator(".chart-row").screenshot(path=str(ARTIFACTS / "model-charts.png"))
 
     # A dataset page with its leaderboard and score distribution.
     page.goto(live_server.url + "/datasets/scala-da/")

@@ -194,3 +194,32 @@ def test_dataset_page_for_ner_and_without_files(client, db, settings, shared_dat
     html = client.get("/datasets/swerec/").content.decode()
     assert "not in this site&#x27;s data directory" in html or "not in this site's data directory" in html
     assert client.get("/datasets/no-such-dataset/").status_code == 404
+
+
+# --- charts (pure) ------------------------------------------------------------------
+
+
+def test_task_bars_average_datasets_per_task_and_variant():
+    from leaderboard import charts
+
+    def row(dataset, task, variant, mean):
+        return {"dataset": dataset, "task_label": task, "variant": variant, "primary": {"mean": mean},
+                "primary_values": [mean], "primary_metric": "MCC"}
+
+    figure = charts.model_task_bars([
+        row("a", "NER", "few-shot", 40.0), row("b", "NER", "few-shot", 60.0), row("c", "Sentiment", "few-shot", 30.0),
+        row("a", "NER", "zero-shot", 10.0),
+    ])
+    few, zero = figure.data
+    assert (few.name, list(few.x), list(few.y)) == ("few-shot", ["NER", "Sentiment"], [50.0, 30.0])
+    assert (zero.name, list(zero.x), list(zero.y)) == ("zero-shot", ["NER"], [10.0])
+
+
+def test_embed_cannot_close_its_script_element():
+    import plotly.graph_objects as go
+
+    from leaderboard import charts
+
+    text = str(charts.embed(go.Figure(go.Scatter(x=[1], y=[2], text=["</script><b>&"]))))
+    assert "</script>" not in text and "<b>" not in text and "&" not in text
+    assert json.loads(text)["data"][0]["text"] == ["</script><b>&"]
