@@ -211,7 +211,7 @@ def ner_json_schema(keys: dict[str, str]) -> dict:
     names = list(keys.values())
     return {
         "type": "object",
-        "properties": {name: {"type": "array", "items": {"type": "string", "maxLength": 64},
+        "properties": {name: {"type": "array", "items": {"type": "string", "maxLength": 48},
                               "maxItems": MAX_NER_PER_TYPE} for name in names},
         "required": names,
         "additionalProperties": False,

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from evaluation.errors import ModelLoadError
+from evaluation.structured import close_truncated_json
 
 TOKEN_BUDGET = int(os.environ.get("GLOSSA_TOKEN_BUDGET", "8192"))  # padded tokens per forward batch
 MAX_BATCH = 32
@@ -175,7 +176,7 @@ class TransformersBackend:
     def _grammar(self, schema: dict):
         import xgrammar as xgr
 
-        key = json.dumps(schema, sort_keys=True)
+        key = json.dumps(schema)  # property order matters: the grammar follows it
         if key not in self._grammars:
             info = xgr.TokenizerInfo.from_huggingface(self.tokenizer, vocab_size=self.vocab_size)
             compiler = xgr.GrammarCompiler(info)
@@ -204,6 +205,8 @@ class TransformersBackend:
                                           top_p=None, top_k=None, temperature=None)
                 for row, k in enumerate(batch):
                     out[k] = self.tokenizer.decode(gen[row, ids.shape[1]:], skip_special_tokens=True)
+                    if json_schema is not None:  # cut off at max_new_tokens: close it within the schema
+                        out[k] = close_truncated_json(out[k], list(json_schema.get("properties", {})))
         return out
 
     def close(self) -> None:

@@ -1,0 +1,144 @@
+"""Any OpenAI-compatible HTTP server (vLLM, llama.cpp, TGI, ...), through httpx.
+
+Prompts are rendered locally (the model's chat template from its tokenizer when we have
+the weights folder) and sent to ``/v1/completions``; without a local tokenizer, chat
+prompts go to ``/v1/chat/completions`` and the server applies its template. Requests run
+with bounded concurrency and back off exponentially on 429 / 5xx (honouring Retry-After).
+Label scoring uses the returned top log-probabilities of the first token.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from evaluation.errors import EvaluationError
+
+CHAT_MARKER = "\x00chat:"
+TOP_LOGPROBS = 20
+
+
+class ServerError(EvaluationError):
+    pass
+
+
+class OpenAIBackend:
+    name = "openai"
+
+    def __init__(self, base_url: str | None = None, model: str = "", tokenizer_dir: Path | str | None = None, *,
+                 concurrency: int = 8, max_retries: int = 6, timeout: float = 120.0, api_key: str | None = None,
+                 max_context: int | None = None):
+        import httpx
+
+        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or "http://127.0.0.1:8000/v1").rstrip("/")
+        self.model = model
+        self.concurrency = concurrency
+        self.max_retries = max_retries
+        key = api_key or os.environ.get("OPENAI_API_KEY")
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        self.client = httpx.Client(timeout=timeout, headers=headers,
+                                   limits=httpx.Limits(max_connections=concurrency))
+        self.tokenizer = None
+        if tokenizer_dir is not None:
+            from transformers import AutoTokenizer
+
+            self.tokenizer = AutoTokenizer.from_pretrained(str(tokenizer_dir))
+        self.has_chat_template = bool(getattr(self.tokenizer, "chat_template", None)) if self.tokenizer else True
+        self.max_context = max_context or int(os.environ.get("GLOSSA_SERVER_CONTEXT", "4096"))
+
+    # --- text ------------------------------------------------------------------------------
+    def render_chat(self, messages: list[dict]) -> str:
+        if self.tokenizer is not None and self.tokenizer.chat_template:
+            return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        return CHAT_MARKER + json.dumps(messages, ensure_ascii=False)
+
+    def count_tokens(self, text: str) -> int:
+        if self.tokenizer is not None:
+            return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+        return math.ceil(len(text) / 3)  # conservative estimate without a tokenizer
+
+    # --- HTTP ----------------------------------------------------------------------------------
+    def _post(self, path: str, payload: dict) -> dict:
+        import httpx
+
+        delay = 1.0
+        for attempt in range(self.max_retries + 1):
+            try:
+                response = self.client.post(self.base_url + path, json=payload)
+            except httpx.TransportError as exc:
+                if attempt == self.max_retries:
+                    raise ServerError(f"the inference server at {self.base_url} is unreachable ({exc})") from None
+                time.sleep(delay)
+                delay = min(delay * 2, 30)
+                continue
+            if response.status_code == 429 or response.status_code >= 500:
+                if attempt == self.max_retries:
+                    raise ServerError(f"the inference server kept answering {response.status_code}; try later")
+                retry_after = response.headers.get("retry-after")
+                time.sleep(float(retry_after) if retry_after and retry_after.replace(".", "").isdigit() else delay)
+                delay = min(delay * 2, 30)
+                continue
+            if response.status_code >= 400:
+                raise ServerError(f"the inference server refused the request ({response.status_code}): "
+                                  f"{response.text[:300]}")
+            return response.json()
+        raise ServerError("unreachable")  # pragma: no cover
+
+    def _request(self, prompt: str, max_tokens: int, *, logprobs: bool = False, json_schema: dict | None = None):
+        if prompt.startswith(CHAT_MARKER):
+            payload = {"model": self.model, "messages": json.loads(prompt[len(CHAT_MARKER):]),
+                       "max_tokens": max_tokens, "temperature": 0}
+            if logprobs:
+                payload.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
+            if json_schema is not None:
+                payload["response_format"] = {"type": "json_schema",
+                                              "json_schema": {"name": "answer", "schema": json_schema}}
+            data = self._post("/chat/completions", payload)
+            choice = data["choices"][0]
+            top = None
+            if logprobs and choice.get("logprobs") and choice["logprobs"].get("content"):
+                top = {t["token"]: t["logprob"] for t in choice["logprobs"]["content"][0]["top_logprobs"]}
+            return choice["message"]["content"] or "", top
+        payload = {"model": self.model, "prompt": prompt, "max_tokens": max_tokens, "temperature": 0}
+        if logprobs:
+            payload["logprobs"] = TOP_LOGPROBS
+        if json_schema is not None:
+            payload["guided_json"] = json_schema
+        data = self._post("/completions", payload)
+        choice = data["choices"][0]
+        top = None
+        if logprobs and choice.get("logprobs") and choice["logprobs"].get("top_logprobs"):
+            top = choice["logprobs"]["top_logprobs"][0]
+        return choice.get("text") or "", top
+
+    def _map(self, fn, items):
+        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
+            return list(pool.map(fn, items))
+
+    # --- protocol ------------------------------------------------------------------------------
+    def label_logprobs(self, prompts: Sequence[str], continuations: Sequence[str],
+                       shared_prefix: str | None = None) -> list[list[float]] | None:
+        results = self._map(lambda p: self._request(p, 1, logprobs=True)[1], prompts)
+        if any(top is None for top in results):
+            return None  # the server gives no log-probabilities: generate instead
+        words = [c.strip().lower() for c in continuations]
+        out = []
+        for top in results:
+            scores = []
+            for word in words:
+                matches = [lp for tok, lp in top.items() if tok.strip() and word.startswith(tok.strip().lower())]
+                scores.append(max(matches) if matches else -math.inf)
+            out.append(scores)
+        return out
+
+    def generate(self, prompts: Sequence[str], max_new_tokens: int, *, json_schema: dict | None = None,
+                 shared_prefix: str | None = None) -> list[str]:
+        return self._map(lambda p: self._request(p, max_new_tokens, json_schema=json_schema)[0], prompts)
+
+    def close(self) -> None:
+        self.client.close()

@@ -1,0 +1,80 @@
+"""vLLM backend (GPU; the optional ``gpu`` extra). Imported only when vllm is installed.
+
+Prefix caching is on, so the few-shot prefix shared by an iteration's prompts is computed
+once; label scoring reads the first generated token's log-probabilities; NER generation is
+constrained to the JSON schema by vLLM's structured outputs (XGrammar).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from evaluation.errors import EvaluationError, ModelLoadError
+
+TOP_LOGPROBS = 20
+
+
+class VLLMBackend:
+    name = "vllm"
+
+    def __init__(self, weights: Path | str, *, trust_remote_code: bool = False):
+        if importlib.util.find_spec("vllm") is None:
+            raise EvaluationError("the vllm backend needs the optional dependency: pip install 'glossa[gpu]'")
+        from vllm import LLM
+
+        max_len = int(os.environ.get("GLOSSA_VLLM_MAX_LEN", "8192"))
+        try:
+            self.llm = LLM(model=str(weights), dtype="auto", trust_remote_code=trust_remote_code,
+                           enable_prefix_caching=True, max_model_len=max_len, seed=4242,
+                           gpu_memory_utilization=float(os.environ.get("GLOSSA_VLLM_GPU_MEM", "0.85")))
+        except Exception as exc:
+            raise ModelLoadError(f"vLLM could not load {weights}: {exc}") from exc
+        self.tokenizer = self.llm.get_tokenizer()
+        self.max_context = int(self.llm.llm_engine.model_config.max_model_len)
+        self.has_chat_template = bool(getattr(self.tokenizer, "chat_template", None))
+
+    def render_chat(self, messages: list[dict]) -> str:
+        return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenizer(text)["input_ids"])
+
+    def _params(self, max_tokens: int, *, logprobs: int | None = None, json_schema: dict | None = None):
+        from vllm import SamplingParams
+
+        kwargs = {"temperature": 0.0, "max_tokens": max_tokens, "logprobs": logprobs, "seed": 4242}
+        if json_schema is not None:
+            try:  # vLLM >= 0.11
+                from vllm.sampling_params import StructuredOutputsParams
+
+                kwargs["structured_outputs"] = StructuredOutputsParams(json=json_schema)
+            except ImportError:  # older releases
+                from vllm.sampling_params import GuidedDecodingParams
+
+                kwargs["guided_decoding"] = GuidedDecodingParams(json=json_schema)
+        return SamplingParams(**kwargs)
+
+    def label_logprobs(self, prompts: Sequence[str], continuations: Sequence[str],
+                       shared_prefix: str | None = None) -> list[list[float]] | None:
+        ids = [self.tokenizer(c, add_special_tokens=False)["input_ids"][0] for c in continuations]
+        if len(set(ids)) != len(ids):
+            return None
+        outputs = self.llm.generate(list(prompts), self._params(1, logprobs=TOP_LOGPROBS), use_tqdm=False)
+        result = []
+        for out in outputs:
+            top = out.outputs[0].logprobs[0] if out.outputs[0].logprobs else {}
+            result.append([top[i].logprob if i in top else -math.inf for i in ids])
+        return result
+
+    def generate(self, prompts: Sequence[str], max_new_tokens: int, *, json_schema: dict | None = None,
+                 shared_prefix: str | None = None) -> list[str]:
+        outputs = self.llm.generate(list(prompts), self._params(max_new_tokens, json_schema=json_schema),
+                                    use_tqdm=False)
+        return [out.outputs[0].text for out in outputs]
+
+    def close(self) -> None:
+        del self.llm
