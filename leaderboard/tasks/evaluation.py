@@ -98,14 +98,18 @@ def _start(submission_id: int, task_id: str) -> Submission | None:
         if submission.status not in (SubmissionStatus.PENDING, SubmissionStatus.RUNNING):
             logger.info("submission %s is %s; nothing to do", submission_id, submission.status)
             return None
+        if task_id and submission.celery_task_id and submission.celery_task_id != task_id:
+            # An older message (the submission was re-queued since): the newer one does the work.
+            logger.info("submission %s now belongs to task %s; ignoring task %s",
+                        submission_id, submission.celery_task_id, task_id)
+            return None
         if submission.status == SubmissionStatus.RUNNING:
             logger.info("submission %s was interrupted; resuming after its finished datasets", submission_id)
         submission.status = SubmissionStatus.RUNNING
         submission.started_at = submission.started_at or timezone.now()
         submission.attempts += 1
-        submission.celery_task_id = task_id or submission.celery_task_id
         submission.progress = {**submission.progress, "_worker": f"{socket.gethostname()}:{os.getpid()}"}
-        submission.save(update_fields=["status", "started_at", "attempts", "celery_task_id", "progress", "updated_at"])
+        submission.save(update_fields=["status", "started_at", "attempts", "progress", "updated_at"])
         return submission
 
 

@@ -1,5 +1,7 @@
 """The soft time limit, in process: Celery raises SoftTimeLimitExceeded inside the task from
-a signal handler; we do the same with SIGALRM while the real engine loads and runs."""
+a signal handler; we do the same with SIGALRM while the real engine evaluates. The alarm is
+armed when the task first reports progress (a post_save receiver), so it interrupts the
+evaluation itself, never an import."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import signal
 
 import pytest
 from celery.exceptions import SoftTimeLimitExceeded
+from django.db.models.signals import post_save
 from django.test import override_settings
 
 from leaderboard.models import Dataset, LanguageModel, Submission, SubmissionStatus
@@ -22,17 +25,26 @@ def test_soft_time_limit_fails_the_submission_with_a_reason(datasets):
     Dataset.objects.exclude(name="scala-da").update(counts_toward_leaderboard=False)
     model = LanguageModel.objects.create(model_id=SMOL)
     submission = Submission.objects.create(model=model, languages=["da"])
+    armed = []
 
     def soft_limit(signum, frame):
         raise SoftTimeLimitExceeded()
 
+    def arm_on_progress(sender, instance, update_fields=None, **kwargs):
+        running = any(isinstance(v, dict) and v.get("state") == "running" for v in (instance.progress or {}).values())
+        if not armed and update_fields and "progress" in update_fields and running:
+            armed.append(True)
+            signal.setitimer(signal.ITIMER_REAL, 0.3)
+
     previous = signal.signal(signal.SIGALRM, soft_limit)
-    signal.setitimer(signal.ITIMER_REAL, 2.0)
+    post_save.connect(arm_on_progress, sender=Submission)
     try:
         assert run_submission(submission.pk) == SubmissionStatus.FAILED
     finally:
+        post_save.disconnect(arm_on_progress, sender=Submission)
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+    assert armed, "the evaluation never reported progress"
     submission.refresh_from_db()
     assert submission.status == SubmissionStatus.FAILED
     assert submission.failure_reason.startswith("Timed out: the evaluation took longer than the limit of 2 seconds")
