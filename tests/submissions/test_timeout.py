@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 def test_soft_time_limit_fails_the_submission_with_a_reason(datasets):
     Dataset.objects.exclude(name="scala-da").update(counts_toward_leaderboard=False)
     model = LanguageModel.objects.create(model_id=SMOL)
-    submission = Submission.objects.create(model=model, languages=["da"])
+    submission = Submission.objects.create(model=model, languages=["da"], few_shot=False)  # shorter prompts
     armed = []
 
     def soft_limit(signum, frame):
