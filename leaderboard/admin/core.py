@@ -8,7 +8,6 @@ from leaderboard.models import (
     LanguageGroup,
     LanguageModel,
     LeaderboardEntry,
-    Submission,
 )
 
 
@@ -54,14 +53,6 @@ class IterationScoreAdmin(admin.ModelAdmin):
     list_display = ("evaluation", "iteration", "metric", "value")
     list_filter = ("metric",)
     raw_id_fields = ("evaluation",)
-
-
-@admin.register(Submission)
-class SubmissionAdmin(admin.ModelAdmin):
-    list_display = ("id", "model", "revision", "few_shot", "status", "datasets_done", "datasets_total", "created_at")
-    list_filter = ("status", "few_shot")
-    search_fields = ("model__model_id",)
-    raw_id_fields = ("model", "submitted_by")
 
 
 @admin.register(LeaderboardEntry)

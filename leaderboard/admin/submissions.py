@@ -1,0 +1,40 @@
+"""Submissions in the admin: re-queue and cancel."""
+
+from django.contrib import admin, messages
+
+from leaderboard.models import Submission
+from leaderboard.services import submissions as service
+
+
+@admin.register(Submission)
+class SubmissionAdmin(admin.ModelAdmin):
+    list_display = ("id", "model", "revision", "few_shot", "status", "datasets_done", "datasets_total", "attempts",
+                    "client_address", "created_at")
+    list_filter = ("status", "few_shot")
+    search_fields = ("model__model_id", "client_address")
+    raw_id_fields = ("model", "submitted_by")
+    readonly_fields = ("celery_task_id", "attempts", "progress", "log_excerpt", "started_at", "finished_at", "created_at")
+    actions = ["requeue_submissions", "cancel_submissions"]
+
+    @admin.action(description="Re-queue the selected failed or cancelled submissions")
+    def requeue_submissions(self, request, queryset):
+        done, refused = 0, []
+        for submission in queryset:
+            try:
+                service.requeue(submission)
+                done += 1
+            except service.SubmissionRefused as exc:
+                refused.append(f"#{submission.pk}: {exc}")
+        if done:
+            self.message_user(request, f"Re-queued {done} submission(s).", messages.SUCCESS)
+        for line in refused:
+            self.message_user(request, line, messages.WARNING)
+
+    @admin.action(description="Cancel the selected pending or running submissions")
+    def cancel_submissions(self, request, queryset):
+        cancelled = sum(1 for submission in queryset if service.cancel(submission))
+        skipped = queryset.count() - cancelled
+        self.message_user(request, f"Cancelled {cancelled} submission(s).", messages.SUCCESS)
+        if skipped:
+            self.message_user(request, f"{skipped} were not pending or running and were left as they are.",
+                              messages.WARNING)

@@ -1,0 +1,315 @@
+"""Submissions: resolve a model, queue it once, cancel and re-queue.
+
+The order matters. A model that does not resolve is refused before anything is stored;
+a submission equal to one already pending, running or finished is not queued again (the
+database's partial unique constraint decides under concurrency); only a genuinely new
+submission takes a rate-limit slot; the Celery message is sent after the row commits.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from leaderboard.languages import board_of, language_name
+from leaderboard.models import (
+    ACTIVE_SUBMISSION_STATUSES,
+    Dataset,
+    LanguageModel,
+    ModelType,
+    Submission,
+    SubmissionStatus,
+)
+from leaderboard.services import ratelimit
+
+logger = logging.getLogger(__name__)
+
+EVALUATE_TASK = "leaderboard.tasks.evaluate_submission"
+AGGREGATE_TASK = "leaderboard.tasks.aggregate_boards"
+
+
+class SubmissionRefused(Exception):
+    """The submission was not accepted; the message says why and what to do."""
+
+    def __init__(self, message: str, *, code: str):
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class SubmitOutcome:
+    submission: Submission
+    created: bool  # False: the same model + revision + variant was already there
+
+
+# --- which datasets --------------------------------------------------------------------
+
+
+def available_dataset_names() -> set[str]:
+    """Datasets the engine can evaluate here: the folders of the data directory."""
+    from evaluation.datasets import discover
+
+    return {info.name for info in discover(settings.DATA_DIR)}
+
+
+def leaderboard_datasets():
+    return Dataset.objects.filter(counts_toward_leaderboard=True).prefetch_related("languages")
+
+
+def board_choices() -> list[tuple[str, str]]:
+    """Boards that have leaderboard datasets the engine can evaluate, for the form."""
+    available = available_dataset_names()
+    boards: set[str] = set()
+    for dataset in leaderboard_datasets():
+        if dataset.name in available:
+            boards.update(board_of(lang.code) for lang in dataset.languages.all())
+    return [(code, f"{language_name(code)} ({code})") for code in sorted(boards, key=language_name)]
+
+
+def plan_datasets(boards: list[str] | None) -> tuple[list[str], list[str]]:
+    """(datasets to evaluate, leaderboard datasets of those boards missing from the data directory).
+
+    ``boards`` empty means every board with leaderboard datasets: which languages a model
+    "has" is not something the Hub states reliably, so the demo evaluates them all.
+    """
+    wanted = set(boards or [])
+    available = available_dataset_names()
+    planned, missing = [], []
+    for dataset in leaderboard_datasets():
+        dataset_boards = {board_of(lang.code) for lang in dataset.languages.all()}
+        if wanted and not dataset_boards & wanted:
+            continue
+        (planned if dataset.name in available else missing).append(dataset.name)
+    return sorted(planned), sorted(missing)
+
+
+def boards_of_datasets(names: list[str]) -> list[str]:
+    boards = set()
+    for dataset in Dataset.objects.filter(name__in=names).prefetch_related("languages"):
+        boards.update(board_of(lang.code) for lang in dataset.languages.all())
+    return sorted(boards)
+
+
+# --- resolving the model ----------------------------------------------------------------
+
+
+def _lookup_source() -> str:
+    from evaluation import models as engine_models
+
+    offline = getattr(engine_models, "hub_offline", lambda: False)()
+    return "the local catalogue of bundled models (the Hugging Face Hub is offline here)" if offline else (
+        "the Hugging Face Hub"
+    )
+
+
+def resolve(model_id: str, revision: str):
+    """The engine's ModelInfo, or SubmissionRefused saying which source failed and why."""
+    from evaluation.errors import EvaluationError, InvalidModelId, ModelNotFound, RemoteCodeRequired
+    from evaluation.models import resolve_model
+
+    allowed = LanguageModel.objects.filter(model_id=model_id, trust_remote_code_allowed=True).exists()
+    try:
+        info = resolve_model(model_id, revision, allow_remote_code=allowed)
+    except InvalidModelId as exc:
+        raise SubmissionRefused(str(exc), code="invalid_model_id") from None
+    except RemoteCodeRequired:
+        raise SubmissionRefused(
+            f"{model_id} needs to run its own Python code (trust_remote_code). Glossa does not run a "
+            "model's code unless an administrator has allowed that model; ask on the issue tracker.",
+            code="remote_code",
+        ) from None
+    except ModelNotFound as exc:
+        raise SubmissionRefused(f"Model lookup failed in {_lookup_source()}: {exc}", code="not_found") from None
+    except EvaluationError as exc:
+        raise SubmissionRefused(f"Model lookup failed in {_lookup_source()}: {exc}", code="lookup_failed") from None
+    if getattr(info, "requires_remote_code", False) and not allowed:
+        raise SubmissionRefused(
+            f"{model_id} needs to run its own Python code (trust_remote_code); an administrator must allow it first.",
+            code="remote_code",
+        )
+    return info
+
+
+def _model_row(info) -> LanguageModel:
+    model, _ = LanguageModel.objects.get_or_create(model_id=info.model_id)
+    values = {
+        "model_type": info.model_type if info.model_type in ModelType.values else None,
+        "num_parameters": info.num_parameters,
+        "vocabulary_size": info.vocabulary_size,
+        "max_sequence_length": info.max_sequence_length,
+        "precision": info.precision,
+        "license": info.license,
+    }
+    changed = []
+    for name, value in values.items():
+        current = getattr(model, name)
+        if value not in (None, "") and current in (None, "", ModelType.UNKNOWN):
+            setattr(model, name, value)
+            changed.append(name)
+    source = getattr(info, "source", "")
+    if source and model.metadata.get("resolved_from") != source:
+        model.metadata = {**model.metadata, "resolved_from": source}
+        changed.append("metadata")
+    if changed:
+        model.save(update_fields=changed + ["updated_at"])
+    return model
+
+
+# --- submitting -------------------------------------------------------------------------
+
+
+def find_active(model: LanguageModel, revision: str, few_shot: bool) -> Submission | None:
+    return (
+        Submission.objects.filter(model=model, revision=revision, few_shot=few_shot, status__in=ACTIVE_SUBMISSION_STATUSES)
+        .order_by("-created_at")
+        .first()
+    )
+
+
+def submit(
+    model_id: str,
+    *,
+    revision: str = "main",
+    few_shot: bool = True,
+    languages: list[str] | None = None,
+    client_address: str | None = None,
+    user=None,
+) -> SubmitOutcome:
+    """Queue ``model_id`` for evaluation, or return the equal submission already there.
+
+    Raises SubmissionRefused (model not found, remote code, no datasets, rate limit).
+    """
+    info = resolve(model_id, revision)
+    pinned = info.commit_sha or info.revision or revision
+    model = _model_row(info)
+    existing = find_active(model, pinned, few_shot)
+    if existing is not None:
+        return SubmitOutcome(existing, created=False)
+
+    boards = sorted(set(languages or []))
+    planned, _missing = plan_datasets(boards)
+    if not planned:
+        raise SubmissionRefused(
+            "There is no leaderboard dataset to evaluate for the chosen languages in this deployment.",
+            code="no_datasets",
+        )
+
+    exempt = bool(user is not None and getattr(user, "is_staff", False))
+    reservation = None if exempt else ratelimit.reserve(client_address)
+    if reservation is not None and not reservation.allowed:
+        raise SubmissionRefused(reservation.message, code="rate_limited")
+
+    task_id = str(uuid.uuid4())
+    try:
+        with transaction.atomic():
+            submission = Submission.objects.create(
+                model=model,
+                revision=pinned,
+                commit_sha=info.commit_sha or "",
+                few_shot=few_shot,
+                languages=boards,
+                status=SubmissionStatus.PENDING,
+                progress={name: {"state": "pending"} for name in planned},
+                datasets_total=len(planned),
+                client_address=client_address,
+                submitted_by=user if getattr(user, "is_authenticated", False) else None,
+                celery_task_id=task_id,
+            )
+            transaction.on_commit(lambda: enqueue(submission.pk, task_id))
+    except IntegrityError:
+        # Someone submitted the same model + revision + variant a moment ago: show theirs.
+        if reservation is not None:
+            ratelimit.release(client_address, reservation)
+        existing = find_active(model, pinned, few_shot)
+        if existing is None:  # it failed or was cancelled in between: let the person retry
+            raise SubmissionRefused("That model was submitted at the same moment; please try again.", code="race")
+        return SubmitOutcome(existing, created=False)
+    return SubmitOutcome(submission, created=True)
+
+
+def enqueue(submission_id: int, task_id: str) -> None:
+    """Send the evaluation message; a broker that cannot be reached fails the submission visibly."""
+    from celery import current_app
+
+    try:
+        current_app.send_task(EVALUATE_TASK, args=[submission_id], task_id=task_id)
+    except Exception as exc:  # broker unreachable: say so instead of leaving it pending forever
+        logger.exception("could not queue submission %s", submission_id)
+        Submission.objects.filter(pk=submission_id, status=SubmissionStatus.PENDING).update(
+            status=SubmissionStatus.FAILED,
+            failure_reason=f"Could not be queued: the task queue is unreachable ({type(exc).__name__}). Submit again later.",
+            finished_at=timezone.now(),
+        )
+
+
+# --- admin actions ----------------------------------------------------------------------
+
+
+def cancel(submission: Submission) -> bool:
+    """Cancel a pending or running submission; a running task is revoked (terminated)."""
+    from celery import current_app
+
+    updated = Submission.objects.filter(
+        pk=submission.pk, status__in=[SubmissionStatus.PENDING, SubmissionStatus.RUNNING]
+    ).update(status=SubmissionStatus.CANCELLED, finished_at=timezone.now(), failure_reason="Cancelled by an administrator.")
+    if not updated:
+        return False
+    if submission.celery_task_id:
+        try:
+            current_app.control.revoke(submission.celery_task_id, terminate=True, signal="SIGTERM")
+        except Exception:  # the row says CANCELLED; the worker checks it between datasets
+            logger.exception("could not revoke task %s", submission.celery_task_id)
+    return True
+
+
+def requeue(submission: Submission) -> Submission:
+    """Queue a failed or cancelled submission again; it resumes after its finished datasets."""
+    if submission.status not in (SubmissionStatus.FAILED, SubmissionStatus.CANCELLED):
+        raise SubmissionRefused(f"Only failed or cancelled submissions are re-queued (this one is {submission.status}).", code="state")
+    task_id = str(uuid.uuid4())
+    try:
+        with transaction.atomic():
+            updated = Submission.objects.filter(
+                pk=submission.pk, status__in=[SubmissionStatus.FAILED, SubmissionStatus.CANCELLED]
+            ).update(
+                status=SubmissionStatus.PENDING,
+                failure_reason="",
+                log_excerpt="",
+                finished_at=None,
+                celery_task_id=task_id,
+            )
+            if updated:
+                transaction.on_commit(lambda: enqueue(submission.pk, task_id))
+    except IntegrityError:
+        raise SubmissionRefused(
+            "The same model, revision and variant is already pending, running or finished in another submission.",
+            code="duplicate",
+        ) from None
+    submission.refresh_from_db()
+    return submission
+
+
+def affected_boards(submission: Submission) -> list[str]:
+    names = list(submission.evaluations.values_list("dataset__name", flat=True))
+    return boards_of_datasets(names)
+
+
+def queue_aggregation(boards: list[str]) -> None:
+    """Ask the default queue to recompute these boards (the ranking area's task)."""
+    from celery import current_app
+
+    if boards:
+        current_app.send_task(AGGREGATE_TASK, args=[boards], kwargs={"trigger": "submission"})
+
+
+def recent_submissions(statuses=None, limit: int = 50):
+    query = Submission.objects.select_related("model")
+    if statuses:
+        query = query.filter(Q(status__in=statuses))
+    return query.order_by("-created_at")[:limit]

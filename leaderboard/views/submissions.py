@@ -1,0 +1,133 @@
+"""Submission pages: the form, one submission's live state (HTML and JSON), the queue."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_http_methods
+
+from leaderboard.forms import SubmissionForm
+from leaderboard.models import Submission, SubmissionStatus
+from leaderboard.services import submissions as service
+
+LIVE_STATUSES = (SubmissionStatus.PENDING, SubmissionStatus.RUNNING)
+REFRESH_SECONDS = 5
+
+
+def client_address(request) -> str | None:
+    """REMOTE_ADDR: the address the server saw. (No proxy header is trusted.)"""
+    return request.META.get("REMOTE_ADDR") or None
+
+
+@require_http_methods(["GET", "POST"])
+def submit(request):
+    choices = service.board_choices()
+    form = SubmissionForm(request.POST or None, board_choices=choices)
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                outcome = service.submit(
+                    data["model_id"],
+                    revision=data["revision"],
+                    few_shot=data["few_shot"],
+                    languages=data["languages"],
+                    client_address=client_address(request),
+                    user=request.user,
+                )
+            except service.SubmissionRefused as exc:
+                form.add_error("model_id" if exc.code in {"invalid_model_id", "not_found", "remote_code", "lookup_failed"} else None, str(exc))
+                status = 429 if exc.code == "rate_limited" else 400
+            else:
+                if outcome.created:
+                    messages.success(request, f"{outcome.submission.model.model_id} is queued for evaluation.")
+                else:
+                    messages.info(
+                        request,
+                        f"{outcome.submission.model.model_id} at this revision and variant was already submitted: "
+                        "here is that submission.",
+                    )
+                return redirect("submission-detail", pk=outcome.submission.pk)
+        else:
+            status = 400
+    return render(request, "submissions/submit.html", {"form": form, "has_boards": bool(choices)}, status=status)
+
+
+def _elapsed(submission: Submission) -> float | None:
+    if not submission.started_at:
+        return None
+    end = submission.finished_at or timezone.now()
+    return max(0.0, (end - submission.started_at).total_seconds())
+
+
+def _datasets(submission: Submission) -> list[dict]:
+    rows = []
+    for name, state in sorted(submission.progress.items()):
+        if name.startswith("_") or not isinstance(state, dict):
+            continue
+        done, total = state.get("done"), state.get("total")
+        percent = round(100 * done / total) if isinstance(done, int) and total else None
+        if state.get("state") == "done":
+            percent = 100
+        rows.append({"name": name, "state": state.get("state", ""), "done": done, "total": total,
+                     "percent": percent, "note": state.get("note", "")})
+    return rows
+
+
+def _as_json(submission: Submission) -> dict:
+    return {
+        "id": submission.pk,
+        "model": submission.model.model_id,
+        "revision": submission.revision,
+        "commit_sha": submission.commit_sha,
+        "few_shot": submission.few_shot,
+        "languages": submission.languages,
+        "status": submission.status,
+        "datasets_total": submission.datasets_total,
+        "datasets_done": submission.datasets_done,
+        "datasets": _datasets(submission),
+        "elapsed_seconds": _elapsed(submission),
+        "attempts": submission.attempts,
+        "created_at": submission.created_at.isoformat(),
+        "started_at": submission.started_at.isoformat() if submission.started_at else None,
+        "finished_at": submission.finished_at.isoformat() if submission.finished_at else None,
+        "failure_reason": submission.failure_reason,
+        "log_excerpt": submission.log_excerpt if submission.status == SubmissionStatus.FAILED else "",
+    }
+
+
+def detail(request, pk: int):
+    submission = get_object_or_404(Submission.objects.select_related("model"), pk=pk)
+    live = submission.status in LIVE_STATUSES
+    boards = service.boards_of_datasets([row["name"] for row in _datasets(submission)]) if not live else []
+    context = {
+        "submission": submission,
+        "datasets": _datasets(submission),
+        "elapsed": _elapsed(submission),
+        "live": live,
+        "refresh_seconds": REFRESH_SECONDS,
+        "boards": boards,
+    }
+    return render(request, "submissions/detail.html", context)
+
+
+def detail_json(request, pk: int):
+    submission = get_object_or_404(Submission.objects.select_related("model"), pk=pk)
+    response = JsonResponse(_as_json(submission))
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def queue(request):
+    groups = [
+        ("Running", service.recent_submissions([SubmissionStatus.RUNNING])),
+        ("Pending", service.recent_submissions([SubmissionStatus.PENDING], limit=200)),
+        ("Finished", service.recent_submissions([SubmissionStatus.FINISHED])),
+        ("Failed", service.recent_submissions([SubmissionStatus.FAILED])),
+        ("Cancelled", service.recent_submissions([SubmissionStatus.CANCELLED], limit=20)),
+    ]
+    live = any(group[1] for group in groups[:2])
+    return render(request, "submissions/queue.html", {"groups": groups, "live": live, "refresh_seconds": 15})

@@ -1,0 +1,106 @@
+"""Submission pages (status, progress, failure reason, refresh) and the admin's actions."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from leaderboard.models import LanguageModel, Submission, SubmissionStatus
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def model():
+    return LanguageModel.objects.create(model_id="org/model")
+
+
+def make(model, **fields):
+    defaults = {"revision": "main", "progress": {"scala-da": {"state": "done"}, "ddt-ner-da": {"state": "running", "done": 3, "total": 12}},
+                "datasets_total": 2, "datasets_done": 1}
+    return Submission.objects.create(model=model, **{**defaults, **fields})
+
+
+def test_running_submission_shows_progress_and_refreshes(client, model):
+    started = timezone.now() - timedelta(seconds=42)
+    sub = make(model, status=SubmissionStatus.RUNNING, started_at=started)
+    html = client.get(reverse("submission-detail", args=[sub.pk])).content.decode()
+    assert 'data-status="RUNNING"' in html
+    assert '<meta http-equiv="refresh" content="5">' in html
+    assert "1</span> of 2 datasets" in html
+    assert 'value="25"' in html and "25%" in html  # 3 of 12 units of ddt-ner-da
+    assert "42 s" in html or "43 s" in html
+    data = client.get(reverse("submission-json", args=[sub.pk])).json()
+    assert data["status"] == "RUNNING" and data["datasets_done"] == 1 and data["datasets_total"] == 2
+    assert {row["name"]: row["percent"] for row in data["datasets"]} == {"ddt-ner-da": 25, "scala-da": 100}
+    assert 42 <= data["elapsed_seconds"] < 60
+
+
+def test_failed_submission_explains_itself_escaped(client, model):
+    sub = make(
+        model, status=SubmissionStatus.FAILED, started_at=timezone.now(), finished_at=timezone.now(),
+        failure_reason="could not load the weights of <b>org/model</b>",
+        log_excerpt="INFO loading\nERROR <img src=x onerror=alert(1)>",
+    )
+    html = client.get(reverse("submission-detail", args=[sub.pk])).content.decode()
+    assert "http-equiv" not in html  # no refresh once it is over
+    assert "could not load the weights of &lt;b&gt;org/model&lt;/b&gt;" in html
+    assert "ERROR &lt;img src=x onerror=alert(1)&gt;" in html and "<img" not in html
+    data = client.get(reverse("submission-json", args=[sub.pk])).json()
+    assert data["failure_reason"].startswith("could not load") and "ERROR" in data["log_excerpt"]
+
+
+def test_queue_lists_every_state(client, model):
+    other = LanguageModel.objects.create(model_id="org/other")
+    make(model, status=SubmissionStatus.RUNNING)
+    make(model, revision="v2", status=SubmissionStatus.PENDING)
+    make(other, status=SubmissionStatus.FINISHED)
+    make(other, revision="v2", status=SubmissionStatus.FAILED, failure_reason="Out of memory")
+    html = client.get(reverse("queue")).content.decode()
+    for title in ("Running (1)", "Pending (1)", "Finished (1)", "Failed (1)"):
+        assert title in html
+    assert "Out of memory" in html
+
+
+def test_missing_submission_is_404(client):
+    assert client.get(reverse("submission-detail", args=[999999])).status_code == 404
+    assert client.get(reverse("submission-json", args=[999999])).status_code == 404
+
+
+def admin_action(admin_client, action, *submissions):
+    return admin_client.post(
+        reverse("admin:leaderboard_submission_changelist"),
+        {"action": action, "_selected_action": [s.pk for s in submissions]},
+        follow=True,
+    )
+
+
+def test_admin_cancel_and_requeue(admin_client, model, empty_gpu_queue, django_capture_on_commit_callbacks):
+    running = make(model, status=SubmissionStatus.RUNNING, celery_task_id="task-1")
+    finished = make(model, revision="v2", status=SubmissionStatus.FINISHED)
+    response = admin_action(admin_client, "cancel_submissions", running, finished)
+    assert "Cancelled 1 submission(s)." in response.content.decode()
+    running.refresh_from_db()
+    finished.refresh_from_db()
+    assert running.status == SubmissionStatus.CANCELLED and running.finished_at is not None
+    assert finished.status == SubmissionStatus.FINISHED
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_action(admin_client, "requeue_submissions", running)
+    assert "Re-queued 1 submission(s)." in response.content.decode()
+    running.refresh_from_db()
+    assert running.status == SubmissionStatus.PENDING and running.celery_task_id != "task-1"
+    assert running.failure_reason == "" and running.finished_at is None
+    assert empty_gpu_queue.llen("gpu") == 1
+
+
+def test_admin_requeue_refuses_when_an_equal_submission_is_active(admin_client, model):
+    failed = make(model, status=SubmissionStatus.FAILED)
+    make(model, status=SubmissionStatus.PENDING)
+    response = admin_action(admin_client, "requeue_submissions", failed)
+    assert "already pending, running or finished" in response.content.decode()
+    failed.refresh_from_db()
+    assert failed.status == SubmissionStatus.FAILED
