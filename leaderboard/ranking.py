@@ -484,17 +484,7 @@ def rank_language_board(
         if replicates > 0 and n > 0
         else np.zeros((0, n))
     )
-    low, high = percentile_interval(reps, lang)
-    return BoardRanking(
-        rank_scores=lang,
-        ci_low=low,
-        ci_high=high,
-        ranks=significance_groups(lang, low, high),
-        replicates=reps,
-        tasks=tasks,
-        task_rank_scores=task_scores,
-        dataset_rank_scores=ds.T,
-    )
+    return _with_interval(lang, reps, tasks=tasks, task_rank_scores=task_scores, dataset_rank_scores=ds.T)
 
 
 def rank_group_board(language_scores: np.ndarray, language_replicates: Sequence[np.ndarray]) -> BoardRanking:
@@ -513,6 +503,12 @@ def rank_group_board(language_scores: np.ndarray, language_replicates: Sequence[
         reps = np.mean(np.stack([np.where(np.isfinite(r), r, np.inf) for r in language_replicates]), axis=0)
     else:
         reps = np.zeros((0, n))
+    return _with_interval(points, reps, part_rank_scores=language_scores)
+
+
+def _with_interval(points: np.ndarray, reps: np.ndarray, **parts) -> BoardRanking:
+    """A board's ranking from its point rank scores and bootstrap replicates: the 95%
+    interval of each entry and the significance groups that follow from it."""
     low, high = percentile_interval(reps, points)
     return BoardRanking(
         rank_scores=points,
@@ -520,5 +516,5 @@ def rank_group_board(language_scores: np.ndarray, language_replicates: Sequence[
         ci_high=high,
         ranks=significance_groups(points, low, high),
         replicates=reps,
-        part_rank_scores=language_scores,
+        **parts,
     )
