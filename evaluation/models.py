@@ -17,16 +17,15 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from evaluation.encoders.detect import is_encoder_config
 from evaluation.errors import InvalidModelId, ModelLoadError, ModelNotFound, RemoteCodeRequired
 
 MODEL_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 CACHE_ENV = "GLOSSA_MODEL_CACHE"
-ENCODER_ARCH_SUFFIXES = ("Model", "ForMaskedLM", "ForSequenceClassification", "ForTokenClassification",
-                         "ForQuestionAnswering", "ForPreTraining")
-DECODER_ARCH_SUFFIXES = ("ForCausalLM", "ForConditionalGeneration", "LMHeadModel")
 
 @dataclass(frozen=True)
 class ModelInfo:
@@ -139,9 +138,8 @@ def _resolve_from_hub(model_id: str, revision: str, *, allow_remote_code: bool) 
     if requires_remote and not allow_remote_code:
         raise RemoteCodeRequired(f"model {model_id!r} needs custom code from its repository (trust_remote_code); "
                                  "an administrator must allow remote code for it before it can be evaluated")
-    architectures = tuple(config.get("architectures") or ())
     tokenizer_config = config.get("tokenizer_config") or {}
-    model_type = classify_architecture(architectures, tokenizer_config.get("chat_template"))
+    model_type = classify_architecture(config, tokenizer_config.get("chat_template"))
     num_params = None
     if getattr(meta, "safetensors", None) is not None:
         num_params = getattr(meta.safetensors, "total", None)
@@ -165,10 +163,13 @@ def _hub_config(model_id: str, revision: str) -> dict:
     except Exception:
         return {}
 
-def classify_architecture(architectures: tuple[str, ...], chat_template: str | None) -> str:
-    """``encoder`` for BERT-like models (no LM head), otherwise base / instruction-tuned / reasoning."""
-    if architectures and not any(a.endswith(DECODER_ARCH_SUFFIXES) for a in architectures) and any(
-            a.endswith(ENCODER_ARCH_SUFFIXES) for a in architectures):
+def classify_architecture(config: Mapping, chat_template: str | None) -> str:
+    """``encoder`` for BERT-like models, otherwise base / instruction-tuned / reasoning.
+
+    The encoder question is :func:`evaluation.encoders.detect.is_encoder_config`'s, the one
+    rule the engine uses everywhere; a decoder's style comes from its chat template.
+    """
+    if is_encoder_config(config):
         return "encoder"
     if chat_template:
         return "reasoning" if "<think>" in chat_template else "instruction-tuned"

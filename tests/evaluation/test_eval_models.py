@@ -37,18 +37,25 @@ def test_unknown_model_offline_says_what_to_do():
 
 
 def test_classify_architecture():
-    assert models.classify_architecture(("BertModel",), None) == "encoder"
-    assert models.classify_architecture(("XLMRobertaForMaskedLM",), None) == "encoder"
-    assert models.classify_architecture(("LlamaForCausalLM",), None) == "base"
-    assert models.classify_architecture(("LlamaForCausalLM",), "{{ messages }}") == "instruction-tuned"
-    assert models.classify_architecture(("Qwen3ForCausalLM",), "<think>{{ m }}") == "reasoning"
+    bert = {"model_type": "bert", "architectures": ["BertModel"]}
+    llama = {"model_type": "llama", "architectures": ["LlamaForCausalLM"]}
+    assert models.classify_architecture(bert, None) == "encoder"
+    assert models.classify_architecture({"model_type": "xlm-roberta", "architectures": ["XLMRobertaForMaskedLM"]},
+                                        None) == "encoder"
+    assert models.classify_architecture(llama, None) == "base"
+    assert models.classify_architecture(llama, "{{ messages }}") == "instruction-tuned"
+    assert models.classify_architecture({"model_type": "qwen3", "architectures": ["Qwen3ForCausalLM"]},
+                                        "<think>{{ m }}") == "reasoning"
+    # a reward model built on a causal LM is still a decoder, whatever its head
+    assert models.classify_architecture({"model_type": "llama", "architectures": ["LlamaForSequenceClassification"]},
+                                        None) == "base"
 
 
 def test_bundled_encoder_config_is_classified_as_encoder():
     info = models.resolve_model("sentence-transformers/all-MiniLM-L6-v2")
     folder = models.local_weights(info)
     config = json.loads((folder / "config.json").read_text())
-    assert models.classify_architecture(tuple(config["architectures"]), None) == "encoder"
+    assert models.classify_architecture(config, None) == "encoder"
 
 
 @pytest.mark.slow
