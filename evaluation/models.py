@@ -155,11 +155,18 @@ def _resolve_from_hub(model_id: str, revision: str, *, allow_remote_code: bool) 
         license=license_, source="hub", requires_remote_code=requires_remote)
 
 def _hub_config(model_id: str, revision: str) -> dict:
+    """The repo's config.json, ``{}`` without one. A gated repo's metadata is public, its files
+    are not: this download is where a gated model shows."""
     from huggingface_hub import hf_hub_download
+    from huggingface_hub.utils import GatedRepoError
 
     try:
         path = hf_hub_download(model_id, "config.json", revision=revision)
         return json.loads(Path(path).read_text(encoding="utf-8"))
+    except GatedRepoError:
+        raise ModelNotFound(f"model {model_id!r} is gated on the Hugging Face Hub: only accounts that accepted its "
+                            "licence get its files; accept it on the model's Hub page and provide a token "
+                            "(HF_TOKEN) of that account") from None
     except Exception:
         return {}
 
@@ -210,10 +217,12 @@ def local_weights(info: ModelInfo) -> Path:
 def _hub_download(info: ModelInfo) -> Path:
     from huggingface_hub import snapshot_download
 
+    patterns = ["*.json", "*.safetensors", "*.model", "*.txt", "*.jinja", "tokenizer*"]
+    if info.requires_remote_code:
+        patterns.append("*.py")  # the config's auto_map names modules of the repo (trust_remote_code)
     try:
         return Path(snapshot_download(info.model_id, revision=info.commit_sha or info.revision,
-                                      allow_patterns=["*.json", "*.safetensors", "*.model", "*.txt", "*.jinja",
-                                                      "tokenizer*"]))
+                                      allow_patterns=patterns))
     except Exception as exc:
         raise ModelLoadError(f"could not download {info.model_id!r} from the Hugging Face Hub "
                              f"({type(exc).__name__}: {exc}); check the network and try again") from None

@@ -1,0 +1,208 @@
+"""Model resolution and downloads online: the real ``huggingface_hub`` client against a local Hub.
+
+``evaluation.models`` runs in a child process whose ``HF_ENDPOINT`` names a
+:class:`~tests.support.fake_hub.FakeHub` (``HF_HUB_OFFLINE=0``, a fresh ``HF_HOME``), so the
+code paths that need huggingface.co (``HfApi.model_info``, ``hf_hub_download``,
+``snapshot_download``) run unpatched. The hub serves the bundled MiniLM encoder under a new id,
+a repo that needs remote code and a gated repo.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import json
+import socket
+from pathlib import Path
+
+import pytest
+
+from tests.support.fake_hub import FakeHub
+from tests.support.hub_driver import run_calls
+
+MINILM = "glossa-test/minilm-copy"
+REMOTE = "glossa-test/remote-code-toy"
+GATED = "glossa-test/gated-encoder"
+
+REMOTE_CODE_REPO = {
+    "config.json": json.dumps({
+        "architectures": ["GlossaToyForCausalLM"],
+        "model_type": "glossa-toy",
+        "auto_map": {"AutoConfig": "configuration_glossa_toy.GlossaToyConfig",
+                     "AutoModelForCausalLM": "modeling_glossa_toy.GlossaToyForCausalLM"},
+        "text_config": {"vocab_size": 1234, "max_position_embeddings": 256},
+        "torch_dtype": "bfloat16",
+    }),
+    "tokenizer_config.json": json.dumps({
+        "eos_token": "</s>",
+        "chat_template": "{% for m in messages %}<think>{{ m.content }}</think>{% endfor %}",
+    }),
+    "configuration_glossa_toy.py": "from transformers import PretrainedConfig\n\n\n"
+                                   "class GlossaToyConfig(PretrainedConfig):\n    model_type = 'glossa-toy'\n",
+    "modeling_glossa_toy.py": "raise ImportError('a test repo: never imported')\n",
+    "README.md": "---\nlicense: mit\n---\n# A model with its own code\n",
+}
+GATED_REPO = {
+    "config.json": json.dumps({"architectures": ["BertForMaskedLM"], "model_type": "bert", "vocab_size": 100,
+                               "max_position_embeddings": 128}),
+    "README.md": "---\nlicense: other\nextra_gated_prompt: Accept the licence to get the files\n---\n",
+}
+
+
+@pytest.fixture(scope="module")
+def minilm_dir() -> Path:
+    """The bundled MiniLM encoder folder, found the way the engine finds it offline."""
+    from evaluation import models
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HF_HUB_OFFLINE", "1")
+        folder = models.local_weights(models.resolve_model("sentence-transformers/all-MiniLM-L6-v2"))
+    assert (folder / "config.json").is_file() and (folder / "model.safetensors").is_file()
+    return folder
+
+
+@pytest.fixture
+def hub(minilm_dir):
+    with FakeHub() as server:
+        server.add_repo(MINILM, minilm_dir)
+        server.add_repo(REMOTE, REMOTE_CODE_REPO)
+        server.add_repo(GATED, GATED_REPO, gated=True)
+        yield server
+
+
+@pytest.fixture
+def call(hub, tmp_path):
+    """``call(*calls)``: run ``evaluation.models`` calls in a child process against ``hub``."""
+    hf_home = tmp_path / "hf-home"
+
+    def _call(*calls: dict) -> list[dict]:
+        return run_calls(hub.endpoint, hf_home, list(calls))
+
+    return _call
+
+
+def resolve(model_id: str, revision: str = "main", allow_remote_code: bool = False) -> dict:
+    return {"op": "resolve", "model_id": model_id, "revision": revision, "allow_remote_code": allow_remote_code}
+
+
+def local_weights(info: dict) -> dict:
+    return {"op": "local_weights", "info": info}
+
+
+def ok(outcome: dict):
+    assert "ok" in outcome, outcome
+    return outcome["ok"]
+
+
+def test_online_resolution_reads_hub_metadata_and_config(hub, call, minilm_dir):
+    [outcome] = call(resolve(MINILM))
+    info = ok(outcome)
+    config = json.loads((minilm_dir / "config.json").read_text())
+    assert info["source"] == "hub" and info["model_type"] == "encoder" and info["revision"] == "main"
+    assert info["commit_sha"] == hub.sha(MINILM)
+    assert info["vocabulary_size"] == config["vocab_size"] == 30522
+    assert info["max_sequence_length"] == config["max_position_embeddings"] == 512
+    # The Hub's safetensors count: 22,713,216 F32 weights + 512 I64 position ids.
+    assert info["num_parameters"] == 22_713_728
+    assert info["license"] == "apache-2.0" and info["requires_remote_code"] is False
+    # Metadata asked for "main"; config.json was read at the commit that answered.
+    assert [(r.kind, r.revision) for r in hub.requests if r.kind == "model_info"] == [("model_info", "main")]
+    config_reads = [r for r in hub.requests if r.kind == "resolve"]
+    assert config_reads and {(r.path, r.revision) for r in config_reads} == {("config.json", hub.sha(MINILM))}
+
+
+def test_a_full_commit_sha_resolves_and_an_unknown_revision_is_not_found(hub, call):
+    sha = hub.sha(MINILM)
+    pinned, missing = call(resolve(MINILM, revision=sha), resolve(MINILM, revision="v9.9"))
+    assert ok(pinned)["commit_sha"] == sha and ok(pinned)["revision"] == sha
+    assert missing["error"] == "ModelNotFound"
+    assert "no revision 'v9.9'" in missing["message"] and MINILM in missing["message"]
+
+
+def test_local_weights_downloads_the_resolved_commit(hub, call, minilm_dir):
+    from transformers import AutoConfig
+
+    sha = hub.sha(MINILM)
+    info = ok(call(resolve(MINILM))[0])
+    hub.clear_log()
+    folder = Path(ok(call(local_weights(info))[0]))
+
+    assert folder.name == sha and folder.parent.name == "snapshots"
+    file_requests = [r for r in hub.requests if r.kind in ("tree", "resolve")]
+    assert file_requests and all(r.revision == sha for r in hub.requests), \
+        sorted({(r.kind, r.revision) for r in hub.requests})
+    assert ("GET", "model.safetensors") in {(r.method, r.path) for r in file_requests}
+    for name in ("model.safetensors", "vocab.txt", "tokenizer.json", "tokenizer_config.json", "1_Pooling/config.json"):
+        assert filecmp.cmp(folder / name, minilm_dir / name, shallow=False), name
+    assert not (folder / "README.md").exists()  # only weights, configs and tokenizer files are fetched
+
+    config = AutoConfig.from_pretrained(folder)
+    assert config.model_type == "bert" and config.vocab_size == 30522 and config.hidden_size == 384
+
+
+def test_local_weights_stays_on_the_resolved_commit_when_main_moves(hub, call, minilm_dir):
+    resolved_sha = hub.sha(MINILM)
+    info = ok(call(resolve(MINILM))[0])
+    newer = hub.push(MINILM, {"tokenizer_config.json": '{"model_max_length": 8}', "vocab.txt": "[PAD]\n"})
+    assert hub.sha(MINILM) == newer != resolved_sha
+
+    folder = Path(ok(call(local_weights(info))[0]))
+    assert folder.name == resolved_sha
+    assert filecmp.cmp(folder / "tokenizer_config.json", minilm_dir / "tokenizer_config.json", shallow=False)
+    assert filecmp.cmp(folder / "vocab.txt", minilm_dir / "vocab.txt", shallow=False)
+    assert "main" not in {r.revision for r in hub.requests if r.kind in ("tree", "resolve")}
+
+
+def test_remote_code_model_needs_permission(hub, call):
+    refused, allowed = call(resolve(REMOTE), resolve(REMOTE, allow_remote_code=True))
+    assert refused["error"] == "RemoteCodeRequired"
+    assert REMOTE in refused["message"] and "trust_remote_code" in refused["message"]
+    info = ok(allowed)
+    assert info["requires_remote_code"] is True and info["commit_sha"] == hub.sha(REMOTE)
+    # the Hub's tokenizer_config carries the chat template: <think> makes it a reasoning model
+    assert info["model_type"] == "reasoning"
+    # sizes come from config.json's text_config
+    assert info["vocabulary_size"] == 1234 and info["max_sequence_length"] == 256
+    assert info["precision"] == "bfloat16" and info["license"] == "mit"
+
+
+def test_allowed_remote_code_model_downloads_its_code(hub, call):
+    info = ok(call(resolve(REMOTE, allow_remote_code=True))[0])
+    folder = Path(ok(call(local_weights(info))[0]))
+    # config.json's auto_map names these modules; trust_remote_code loads them from the folder
+    for name in ("config.json", "configuration_glossa_toy.py", "modeling_glossa_toy.py"):
+        assert (folder / name).read_text() == REMOTE_CODE_REPO[name], name
+
+
+def test_unknown_and_gated_repos_are_not_found(hub, call):
+    unknown, gated = call(resolve("glossa-test/no-such-model"), resolve(GATED))
+    assert unknown["error"] == "ModelNotFound"
+    assert "'glossa-test/no-such-model' does not exist on the Hugging Face Hub" in unknown["message"]
+    # As on the Hub, a gated repo's metadata is public and only its files are refused.
+    assert ("model_info", 200) in {(r.kind, r.status) for r in hub.requests if r.repo_id == GATED}
+    assert gated["error"] == "ModelNotFound"
+    assert GATED in gated["message"] and "gated" in gated["message"] and "licence" in gated["message"]
+
+
+def test_unreachable_hub(tmp_path):
+    with socket.socket() as closed:  # bound, never listening: connections are refused
+        closed.bind(("127.0.0.1", 0))
+        endpoint = "http://127.0.0.1:%d" % closed.getsockname()[1]
+        unknown, bundled = run_calls(endpoint, tmp_path / "hf-home", [
+            resolve(MINILM), resolve("google/gemma-3-270m", revision="abc")])
+    assert unknown["error"] == "ModelNotFound"
+    assert MINILM in unknown["message"] and "unreachable" in unknown["message"]
+    gemma = ok(bundled)
+    assert gemma["source"] == "bundled" and gemma["revision"] == "abc" and gemma["commit_sha"] is None
+    assert gemma["model_type"] == "base" and gemma["vocabulary_size"] == 262_144
+
+
+def test_failed_download_is_a_model_load_error(hub, call):
+    """The repo went away, or is gated, after resolution: local_weights says it could not download."""
+    def hub_info(model_id, sha):
+        return {"model_id": model_id, "commit_sha": sha, "model_type": "encoder", "source": "hub"}
+
+    outcomes = call(local_weights(hub_info("glossa-test/no-such-model", hub.sha(MINILM))),
+                    local_weights(hub_info(GATED, hub.sha(GATED))))
+    assert {(r.repo_id, r.status) for r in hub.requests} >= {("glossa-test/no-such-model", 401), (GATED, 401)}
+    for outcome in outcomes:
+        assert outcome.get("error") == "ModelLoadError" and "could not download" in outcome["message"], outcome
