@@ -87,7 +87,9 @@ def validate_model_id(model_id: str) -> str:
     return model_id
 
 def hub_offline() -> bool:
-    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")
+    """``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE`` set (either puts ``huggingface_hub`` offline)."""
+    return any(os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+               for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
 
 def resolve_model(model_id: str, revision: str = "main", *, allow_remote_code: bool = False) -> ModelInfo:
     """Metadata of ``model_id`` without loading weights.
@@ -138,14 +140,15 @@ def _resolve_from_hub(model_id: str, revision: str, *, allow_remote_code: bool) 
     if requires_remote and not allow_remote_code:
         raise RemoteCodeRequired(f"model {model_id!r} needs custom code from its repository (trust_remote_code); "
                                  "an administrator must allow remote code for it before it can be evaluated")
+    full_config = _hub_config(model_id, meta.sha or revision)
     tokenizer_config = config.get("tokenizer_config") or {}
-    model_type = classify_architecture(config, tokenizer_config.get("chat_template"))
+    # config.json decides the architecture: the Hub's short config lacks is_decoder & co.
+    model_type = classify_architecture({**config, **full_config}, tokenizer_config.get("chat_template"))
     num_params = None
     if getattr(meta, "safetensors", None) is not None:
         num_params = getattr(meta.safetensors, "total", None)
     card = getattr(meta, "card_data", None) or {}
     license_ = card.get("license") if isinstance(card, dict) else getattr(card, "license", None)
-    full_config = _hub_config(model_id, meta.sha or revision)
     text_config = full_config.get("text_config") or full_config
     return ModelInfo(
         model_id=model_id, revision=revision, commit_sha=meta.sha, model_type=model_type,
@@ -221,11 +224,16 @@ def _hub_download(info: ModelInfo) -> Path:
     if info.requires_remote_code:
         patterns.append("*.py")  # the config's auto_map names modules of the repo (trust_remote_code)
     try:
-        return Path(snapshot_download(info.model_id, revision=info.commit_sha or info.revision,
-                                      allow_patterns=patterns))
+        folder = Path(snapshot_download(info.model_id, revision=info.commit_sha or info.revision,
+                                        allow_patterns=patterns))
     except Exception as exc:
         raise ModelLoadError(f"could not download {info.model_id!r} from the Hugging Face Hub "
                              f"({type(exc).__name__}: {exc}); check the network and try again") from None
+    if not any(folder.rglob("*.safetensors")):
+        # pickled weights (pytorch_model.bin) can run code when loaded: they are never fetched
+        raise ModelLoadError(f"model {info.model_id!r} publishes no safetensors weights at this revision; "
+                             "only safetensors are loaded (pickled .bin weights can run code)")
+    return folder
 
 def gguf_source(model_id: str) -> Path:
     bundled = BUNDLED[model_id]

@@ -14,7 +14,9 @@ import json
 import socket
 from pathlib import Path
 
+import numpy as np
 import pytest
+from safetensors.numpy import save as safetensors_bytes
 
 from tests.support.fake_hub import FakeHub
 from tests.support.hub_driver import run_calls
@@ -22,6 +24,8 @@ from tests.support.hub_driver import run_calls
 MINILM = "glossa-test/minilm-copy"
 REMOTE = "glossa-test/remote-code-toy"
 GATED = "glossa-test/gated-encoder"
+PICKLED = "glossa-test/bin-only"
+DECODER_BERT = "glossa-test/bert-decoder"
 
 REMOTE_CODE_REPO = {
     "config.json": json.dumps({
@@ -39,12 +43,24 @@ REMOTE_CODE_REPO = {
     "configuration_glossa_toy.py": "from transformers import PretrainedConfig\n\n\n"
                                    "class GlossaToyConfig(PretrainedConfig):\n    model_type = 'glossa-toy'\n",
     "modeling_glossa_toy.py": "raise ImportError('a test repo: never imported')\n",
+    "model.safetensors": safetensors_bytes({"w": np.zeros((2, 2), dtype=np.float32)}),
     "README.md": "---\nlicense: mit\n---\n# A model with its own code\n",
 }
 GATED_REPO = {
     "config.json": json.dumps({"architectures": ["BertForMaskedLM"], "model_type": "bert", "vocab_size": 100,
                                "max_position_embeddings": 128}),
     "README.md": "---\nlicense: other\nextra_gated_prompt: Accept the licence to get the files\n---\n",
+}
+
+
+PICKLED_REPO = {  # weights only as a pickle, which can run code when loaded
+    "config.json": json.dumps({"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": 10}),
+    "pytorch_model.bin": b"not a real pickle",
+}
+# A BERT used as a decoder: config.json says is_decoder; the Hub's short config does not carry it.
+DECODER_BERT_REPO = {
+    "config.json": json.dumps({"architectures": ["BertModel"], "model_type": "bert", "is_decoder": True,
+                               "vocab_size": 100, "max_position_embeddings": 64}),
 }
 
 
@@ -66,6 +82,8 @@ def hub(minilm_dir):
         server.add_repo(MINILM, minilm_dir)
         server.add_repo(REMOTE, REMOTE_CODE_REPO)
         server.add_repo(GATED, GATED_REPO, gated=True)
+        server.add_repo(PICKLED, PICKLED_REPO)
+        server.add_repo(DECODER_BERT, DECODER_BERT_REPO)
         yield server
 
 
@@ -206,3 +224,30 @@ def test_failed_download_is_a_model_load_error(hub, call):
     assert {(r.repo_id, r.status) for r in hub.requests} >= {("glossa-test/no-such-model", 401), (GATED, 401)}
     for outcome in outcomes:
         assert outcome.get("error") == "ModelLoadError" and "could not download" in outcome["message"], outcome
+
+
+def test_pickled_weights_are_never_downloaded(hub, call):
+    info = ok(call(resolve(PICKLED))[0])
+    [outcome] = call(local_weights(info))
+    assert outcome.get("error") == "ModelLoadError", outcome
+    assert "no safetensors weights" in outcome["message"] and PICKLED in outcome["message"]
+    assert "pytorch_model.bin" not in {r.path for r in hub.requests if r.kind == "resolve"}
+
+
+def test_the_full_config_decides_encoder_or_decoder(hub, call):
+    from tests.support.fake_hub import HUB_CONFIG_KEYS
+
+    assert "is_decoder" not in HUB_CONFIG_KEYS  # the Hub's short config does not carry it
+    info = ok(call(resolve(DECODER_BERT))[0])
+    assert info["model_type"] == "base"  # generative, not an encoder to fine-tune
+
+
+def test_transformers_offline_is_offline_too(tmp_path, monkeypatch):
+    from evaluation import models
+    from evaluation.errors import ModelNotFound
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    assert models.hub_offline()
+    with pytest.raises(ModelNotFound, match="offline"):
+        models.resolve_model(MINILM)
