@@ -129,7 +129,8 @@ class TransformersBackend:
                     out[k] = logp[row].tolist()
         return out  # type: ignore[return-value]
 
-    def _common_prefix_ids(self, encoded: list[list[int]], shared_prefix: str | None, extra: int = 1) -> list[int]:
+    def _common_prefix_ids(self, encoded: list[list[int]], shared_prefix: str | None,
+                           decode_steps: int = 0) -> list[int]:
         """Token ids all prompts share, cut from the prompts' own ids (never re-tokenised)."""
         if not shared_prefix or len(encoded) < 2 or os.environ.get("GLOSSA_NO_PREFIX_CACHE"):
             return []
@@ -140,8 +141,11 @@ class TransformersBackend:
         if not all(e[:n] == first and len(e) > n for e in encoded):
             return []
         window = getattr(self._text_config, "sliding_window", None)
-        if window and max(len(e) for e in encoded) + extra >= window:
-            return []  # sliding-window caches are cropped: keep the exact full forward pass
+        # One forward pass over right-padded suffixes is exact with a sliding window too (the
+        # cache keeps the prefix's last window-1 positions: all a suffix token may attend to).
+        # Decoding after the pads is not (pads take window slots): keep the full forward pass.
+        if decode_steps and window and max(len(e) for e in encoded) + decode_steps >= window:
+            return []
         return first
 
     def _prefix_kv(self, prefix_ids: list[int]):
@@ -195,7 +199,7 @@ class TransformersBackend:
         eos = self.tokenizer.eos_token_id
         stop_ids = list(self.model.generation_config.eos_token_id or []) if isinstance(
             self.model.generation_config.eos_token_id, list) else [eos]
-        prefix_ids = self._common_prefix_ids(encoded, shared_prefix, extra=max_new_tokens)
+        prefix_ids = self._common_prefix_ids(encoded, shared_prefix, decode_steps=max_new_tokens)
         grammar = self._grammar(json_schema) if json_schema is not None else None
         with torch.inference_mode():
             if prefix_ids:

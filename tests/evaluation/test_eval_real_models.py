@@ -1,7 +1,9 @@
 """The real SmolLM2-135M-Instruct and Gemma-3-270m on small slices of several tasks."""
 
 import json
+import os
 
+import numpy as np
 import pytest
 
 from evaluation.cache import OutputCache
@@ -51,6 +53,23 @@ def test_gemma_multiple_choice_zero_shot_uses_the_cache(gemma):
     distinct_rows = len({p["row"] for p in preds})
     assert cache.misses == distinct_rows and cache.hits == len(preds) - distinct_rows
     assert {p["prediction"] for p in preds} <= {0, 1, 2, 3}
+
+
+def test_gemma_prefix_reuse_beyond_the_sliding_window_gives_the_same_logprobs(gemma, monkeypatch):
+    """Prompts (and a shared prefix) longer than Gemma's 512-token window: the cached prefix is exact."""
+    _, backend = gemma
+    fmt = TaskFormat("common-sense-reasoning", "en")
+    ds = load_dataset("hellaswag-en")
+    prompts = [fmt.render_base(ds.splits["train"][:8], row) for row in ds.splits["test"][:3]]
+    shared = os.path.commonprefix(prompts)
+    window = backend._text_config.sliding_window
+    encoded = [backend.encode(p) for p in prompts]
+    assert len(backend._common_prefix_ids(encoded, shared)) > window  # the prefix's own cache is cropped
+    continuations = [" a", " b", " c", " d"]
+    reused = np.array(backend.label_logprobs(prompts, continuations, shared_prefix=shared))
+    monkeypatch.setenv("GLOSSA_NO_PREFIX_CACHE", "1")
+    full = np.array(backend.label_logprobs(prompts, continuations, shared_prefix=shared))
+    assert np.abs(reused - full).max() < 1e-3
 
 
 def test_smol_ner_structured_output_always_parses(smol):
