@@ -15,6 +15,18 @@ Two formats are read:
   ``# tasks: t1;t2;...`` line (one task per dataset column; without it every dataset is
   its own task), then ``model;rank;<dataset>;...`` rows with ``mean ± ci`` or ``-``.
 
+What a published ``±`` means depends on the record behind it. EuroEval records carry
+``test_<metric>_se`` = 1.96·s/√n, the 95% half-width, and boards print it. The generator
+that wrote the boards from 2026 on (it reads EEE-format records; its CSV names the
+metadata columns "Type" and "Vocabulary" where the older one wrote "generative_type" and
+"vocabulary_size") falls back to the plain standard error s/√n for records that carry no
+``_se``; those records also carry no EuroEval version, so their version cell reads
+``<9.2.0``. Such cells are read with z = 1 instead of 1.96 (``PublishedBoard.z``). On the
+older boards ``<9.2.0`` means a genuinely old record, whose ``±`` is the 95% half-width.
+Measured: the Bosnian and Albanian boards of EuroEval/leaderboards commit 01a89eb are
+reproduced to a mean absolute difference of 0.0035 and 0.0034 with this rule, 0.017 and
+0.027 without it; 2025 boards (German, English) to 0.003, where the rule does not apply.
+
 Pure functions: no Django.
 """
 
@@ -28,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from leaderboard.ranking import aggregate_tasks, dataset_rank_scores_from_summaries
+from leaderboard.ranking import Z95, aggregate_tasks, dataset_rank_scores_from_summaries
 
 TAG_RE = re.compile(r"<[^>]+>")
 TASK_LINK_RE = re.compile(r"euroeval\.com/tasks/([a-z0-9-]+)")
@@ -36,6 +48,11 @@ DATASET_LINK_RE = re.compile(r"euroeval\.com/datasets/")
 SUMMARY_RE = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*±\s*(\d+(?:\.\d+)?)")
 NUMBER_RE = re.compile(r"^\s*(-?\d+(?:\.\d+)?)")
 MISSING = {"", "-", "?", "n/a", "nan"}
+# The 2026 board generator (EEE-format records) names these metadata columns; the older
+# one wrote "generative_type" and "vocabulary_size". Its records without a version (shown
+# as NO_VERSION) print the standard error s/√n, not 1.96·s/√n: see the module docstring.
+EEE_GENERATOR_COLUMNS = {"type", "vocabulary"}
+NO_VERSION = "<9.2.0"
 
 
 class BoardFormatError(ValueError):
@@ -49,12 +66,18 @@ class PublishedBoard:
     datasets: list[str]
     dataset_tasks: list[str]  # the task of each dataset column
     means: np.ndarray  # (N, D) primary metric means ×100; NaN = no result
-    cis: np.ndarray  # (N, D) 95% half-widths
+    cis: np.ndarray  # (N, D) the published ± (ci = z·s/√n)
+    z: np.ndarray  # (N, D) 1.96 where ± is a 95% half-width, 1 where it is a standard error
+    rank_score_interval: bool = False  # the board prints "rank score ± margin" (a later method)
+
+    @property
+    def standard_error_cells(self) -> int:
+        return int(((self.z == 1.0) & ~np.isnan(self.means)).sum())
 
     def rerank(self, iterations: int = 10) -> np.ndarray:
         """Our rank score per entry from the summaries: dataset → task → language means."""
         per_dataset = np.stack(
-            [dataset_rank_scores_from_summaries(self.means[:, d], self.cis[:, d], iterations)
+            [dataset_rank_scores_from_summaries(self.means[:, d], self.cis[:, d], iterations, z=self.z[:, d])
              for d in range(len(self.datasets))],
             axis=1,
         )
@@ -124,12 +147,15 @@ def _rank(cell: str) -> float:
     return float(match.group(1))
 
 
-def _board(models, ranks, datasets, tasks, cells) -> PublishedBoard:
+def _board(models, ranks, datasets, tasks, cells, standard_errors=None, rank_score_interval=False) -> PublishedBoard:
+    """``standard_errors``: (N, D) booleans, True where the cell's ± is s/√n (default: none)."""
     if not models:
         raise BoardFormatError("the board has no entries")
     if not datasets:
         raise BoardFormatError("the board has no dataset columns")
     parsed = [[_summary(c) for c in row] for row in cells]
+    shape = (len(models), len(datasets))
+    se = np.zeros(shape, dtype=bool) if standard_errors is None else np.asarray(standard_errors, dtype=bool)
     return PublishedBoard(
         models=models,
         published=np.array(ranks, dtype=float),
@@ -137,6 +163,8 @@ def _board(models, ranks, datasets, tasks, cells) -> PublishedBoard:
         dataset_tasks=tasks,
         means=np.array([[m for m, _ in row] for row in parsed], dtype=float),
         cis=np.array([[c for _, c in row] for row in parsed], dtype=float),
+        z=np.where(se, 1.0, Z95),
+        rank_score_interval=rank_score_interval,
     )
 
 
@@ -192,4 +220,12 @@ def _parse_euroeval_csv(text: str) -> PublishedBoard:
     models = [TAG_RE.sub("", row[model_col]).strip() for row in body]
     ranks = [_rank(row[rank_col]) for row in body]
     cells = [[row[i] if i < len(row) else "-" for i in dataset_cols] for row in body]
-    return _board(models, ranks, [plain[i].replace("_", "-") for i in dataset_cols], tasks, cells)
+    standard_errors = None
+    if EEE_GENERATOR_COLUMNS <= set(lowered):
+        version_cols = [lowered.index(f"{lowered[i]}_version") if f"{lowered[i]}_version" in lowered else None
+                        for i in dataset_cols]
+        standard_errors = [[c is not None and c < len(row) and row[c].split("@@")[0].strip() == NO_VERSION
+                            for c in version_cols] for row in body]
+    interval = any("±" in row[rank_col] for row in body if rank_col < len(row))
+    return _board(models, ranks, [plain[i].replace("_", "-") for i in dataset_cols], tasks, cells,
+                  standard_errors, interval)

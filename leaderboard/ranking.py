@@ -111,12 +111,18 @@ def summary_statistics(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
     return mean, var, n.astype(float)
 
 
-def summaries_from_ci(means, cis, n: int | np.ndarray = 10) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Published ``mean ± ci`` (ci = 1.96·s/√n) → (mean, s², n); NaN mean = missing."""
+def summaries_from_ci(
+    means, cis, n: int | np.ndarray = 10, z: float | np.ndarray = Z95
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Published ``mean ± x`` → (mean, s², n); NaN mean = missing.
+
+    ``x = z·s/√n``: ``z`` = 1.96 (the default) for a 95% half-width, ``z`` = 1 for a
+    standard error; a scalar or one value per summary.
+    """
     means = np.asarray(means, dtype=float)
     cis = np.asarray(cis, dtype=float)
     counts = np.broadcast_to(np.asarray(n, dtype=float), means.shape).copy()
-    s = cis * np.sqrt(counts) / Z95
+    s = cis * np.sqrt(counts) / np.broadcast_to(np.asarray(z, dtype=float), means.shape)
     counts = np.where(np.isnan(means), 0.0, counts)
     return means, s * s, counts
 
@@ -258,14 +264,18 @@ def dataset_rank_scores(score_lists: Sequence[Sequence[float] | None], *, alpha:
     return anchor_walk(mean, var, n, alpha=alpha)
 
 
-def dataset_rank_scores_from_summaries(means, cis, n: int | np.ndarray = 10, *, alpha: float = ALPHA) -> np.ndarray:
-    """Rank scores from published summaries: ``mean ± ci`` with ci = 1.96·s/√n.
+def dataset_rank_scores_from_summaries(
+    means, cis, n: int | np.ndarray = 10, *, z: float | np.ndarray = Z95, alpha: float = ALPHA
+) -> np.ndarray:
+    """Rank scores from published summaries: ``mean ± ci`` with ci = z·s/√n.
 
-    The Welch test only needs (mean, s², n), so s = ci·√n/1.96 reconstructs it: this is
+    The Welch test only needs (mean, s², n), so s = ci·√n/z reconstructs it: this is
     ``scipy.stats.ttest_ind_from_stats(..., equal_var=False, alternative="greater")``.
-    NaN means are missing entries (rank score ``inf``).
+    ``z`` is 1.96 where ``ci`` is a 95% half-width and 1 where it is a standard error
+    (per summary, see :func:`summaries_from_ci`). NaN means are missing entries
+    (rank score ``inf``).
     """
-    m, v, c = summaries_from_ci(means, cis, n)
+    m, v, c = summaries_from_ci(means, cis, n, z)
     return anchor_walk(m, v, c, alpha=alpha)
 
 

@@ -101,3 +101,37 @@ def test_reproduce_board_command(tmp_path, capsys):
     path.write_text("model;rank;ds\norg/a;1.00;eighty\n", encoding="utf-8")
     with pytest.raises(CommandError, match="not a board we can read"):
         call_command("reproduce_board", str(path))
+
+
+def two_entry_board(version_two: str, layout: str = "2026") -> str:
+    """One NER dataset: org/one 90.00 ± 1.00, org/two 88.50 ± 1.00.
+
+    Both ± read as 95% half-widths: s = 1.6134, t = 1.5/0.7215 = 2.079, df = 18,
+    p = 0.026 → a step of 1.5/σ with σ = std(90, 88.5) = 0.75: rank scores 1 and 3.
+    org/two's ± read as a standard error: t = 1.5/√(0.5102² + 1²) = 1.336, df = 13.4,
+    p = 0.10 → no step: 1 and 1.
+    """
+    meta = (["Model", "Type", "Rank", "Parameters", "Vocabulary", "Context", "Commercial", "Merge"] if layout == "2026"
+            else ["model", "generative_type", "rank", "parameters", "vocabulary_size", "context", "commercial", "merge"])
+    top = ["<span>Task Type</span>", "<span style='visibility: hidden;'>dummy</span>"] + [""] * 6 + [
+        TASK.format(i=8, task="named-entity-recognition", title="Named entity recognition"),
+        "<span style='visibility: hidden;'>hidden</span>"]
+    names = meta + [DATASET.format(name="ds-c", col="ds_c"), "ds_c_version"]
+    rows = [["org/one", "📝", "1.00@@1.00", "?", "?", "?", "✓", "✗", "90.00 ± 1.00 / 90.00 ± 1.00@@90.00",
+             "16.9.0.dev0@@160900"],
+            ["org/two", "📝", "1.00@@1.00", "?", "?", "?", "✓", "✗", "88.50 ± 1.00 / 88.50 ± 1.00@@88.50",
+             f"{version_two}@@0"]]
+    return "\n".join(",".join(row) for row in [top, names, *rows]) + "\n"
+
+
+def test_2026_boards_read_versionless_records_as_standard_errors():
+    board = parse_board(two_entry_board("<9.2.0"))
+    assert board.z[:, 0].tolist() == [1.96, 1.0] and board.standard_error_cells == 1
+    np.testing.assert_allclose(board.rerank(), [1.0, 1.0], atol=1e-9)
+
+
+def test_versioned_records_and_older_boards_keep_the_half_width():
+    for text in (two_entry_board("16.9.0.dev0"), two_entry_board("<9.2.0", layout="2025")):
+        board = parse_board(text)
+        assert board.standard_error_cells == 0
+        np.testing.assert_allclose(board.rerank(), [1.0, 3.0], atol=1e-9)

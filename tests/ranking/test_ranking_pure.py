@@ -192,6 +192,21 @@ def test_summary_path_agrees_with_scipy_from_stats_and_raw_path():
     assert p == pytest.approx(stats.ttest_ind(lists[0], lists[1], equal_var=False, alternative="greater").pvalue, rel=1e-9)
 
 
+def test_summaries_mixing_standard_errors_and_half_widths():
+    # Half the entries publish the 95% half-width 1.96·s/√n (z = 1.96), the others the
+    # standard error s/√n (z = 1): with z per summary both agree with the raw scores.
+    rng = np.random.default_rng(12)
+    lists = [list(rng.normal(rng.uniform(0.2, 0.8), 0.05, 10)) for _ in range(30)]
+    means = np.array([np.mean(x) for x in lists])
+    se = np.array([np.std(x, ddof=1) / np.sqrt(10) for x in lists])
+    z = np.where(np.arange(30) % 2 == 0, 1.96, 1.0)
+    published = z * se
+    expected = dataset_rank_scores(lists)
+    assert np.allclose(dataset_rank_scores_from_summaries(means, published, 10, z=z), expected, atol=1e-9)
+    # read as if every ± were a half-width, the standard-error entries look 1.96x surer
+    assert not np.allclose(dataset_rank_scores_from_summaries(means, published, 10), expected, atol=1e-3)
+
+
 def test_summary_path_constructed_case():
     # Two datasets-worth of summaries worked by hand: means 80, 70, 69 (×100 scale),
     # ci 1.96·s/√10 with s = 2 → ci = 1.23961. σ = pop. std(80, 70, 69) = 4.96655.

@@ -28,6 +28,12 @@ class Command(BaseCommand):
         tasks = sorted(set(board.dataset_tasks))
         self.stdout.write(f"{len(board.models)} entries, {result.ranked} ranked; {len(board.datasets)} datasets "
                           f"in {len(tasks)} tasks: {', '.join(board.datasets)}")
+        if board.standard_error_cells:
+            self.stdout.write(f"{board.standard_error_cells} summaries read as standard errors (records without a "
+                              "EuroEval version on a 2026 board: their ± is s/√n, not 1.96·s/√n)")
+        if board.rank_score_interval:
+            self.stdout.write("note: this board prints 'rank score ± margin', EuroEval's later bootstrap ranking "
+                              "(pooled standard deviation, no Welch walk); METHODOLOGY §4 is not meant to reproduce it")
         if not result.same_ranked_set:
             self.stdout.write("note: the entries we rank differ from the entries the board ranks")
         self.stdout.write(f"mean absolute difference {result.mean_abs_diff:.4f}, median {result.median_abs_diff:.4f}, "
