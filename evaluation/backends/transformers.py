@@ -233,7 +233,9 @@ class TransformersBackend:
         """Greedy decoding of ``prefix + suffix`` rows, the prefix's KV-cache computed once.
 
         Suffixes are right-padded; the attention mask hides the pads and every row's
-        position ids continue from its own length, so each row decodes as if alone.
+        position ids continue from its own length, so each row decodes as if alone. A row
+        that finishes leaves the batch (its cache row, mask row and position go), so the
+        decode steps after it only compute the rows still generating.
         """
         torch = self.torch
         n = len(suffixes)
@@ -263,30 +265,33 @@ class TransformersBackend:
             matchers = [xgr.GrammarMatcher(grammar) for _ in range(n)]
             bitmask = xgr.allocate_token_bitmask(n, grammar.tokenizer_info.vocab_size)
         generated: list[list[int]] = [[] for _ in range(n)]
-        done = [False] * n
+        active = list(range(n))  # the original row of each row of the batch tensors
         for _ in range(max_new_tokens):
             scores = last.float().cpu()
             if matchers is not None:
                 import xgrammar as xgr
 
-                for r in range(n):
-                    if not done[r]:
-                        matchers[r].fill_next_token_bitmask(bitmask, r)
-                xgr.apply_token_bitmask_inplace(scores, bitmask)
+                for j, r in enumerate(active):
+                    matchers[r].fill_next_token_bitmask(bitmask, j)
+                xgr.apply_token_bitmask_inplace(scores, bitmask[:len(active)])
             next_tokens = scores.argmax(-1)
-            for r in range(n):
-                if done[r]:
-                    continue
-                tok = int(next_tokens[r])
+            still = []
+            for j, r in enumerate(active):
+                tok = int(next_tokens[j])
                 if matchers is not None:
                     matchers[r].accept_token(tok)
                 if tok in stop_ids or (matchers is not None and matchers[r].is_terminated()):
-                    done[r] = True
                     continue
                 generated[r].append(tok)
-            if all(done):
+                still.append(j)
+            if not still:
                 break
-            mask = torch.cat([mask, torch.tensor([[0 if d else 1] for d in done], dtype=torch.long)], dim=1)
+            if len(still) < len(active):  # drop the finished rows from every batch tensor
+                rows = torch.tensor(still, dtype=torch.long)
+                cache.batch_select_indices(rows.to(self.device))
+                mask, lengths, next_tokens = mask[rows], lengths[rows], next_tokens[rows]
+                active = [active[j] for j in still]
+            mask = torch.cat([mask, torch.ones((len(active), 1), dtype=torch.long)], dim=1)
             out = self.model(input_ids=next_tokens.unsqueeze(1).to(self.device), attention_mask=mask.to(self.device),
                              position_ids=lengths.unsqueeze(1).to(self.device), past_key_values=cache, use_cache=True)
             lengths = lengths + 1

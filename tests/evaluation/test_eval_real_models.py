@@ -9,7 +9,8 @@ import pytest
 from evaluation.cache import OutputCache
 from evaluation.datasets import load_dataset
 from evaluation.errors import DatasetNotFound
-from evaluation.prompts import TaskFormat
+from evaluation.prompts import TaskFormat, ner_json_schema
+from evaluation.structured import close_truncated_json
 from evaluation.runner import EvaluationSettings, evaluate_dataset, evaluate_model
 
 pytestmark = pytest.mark.slow
@@ -85,6 +86,28 @@ def test_smol_ner_structured_output_always_parses(smol):
         assert all(isinstance(v, list) and len(v) <= 5 and all(isinstance(x, str) for x in v) for v in data.values())
         assert p["valid_json"] and len(p["prediction"]) == len(p["gold"])
     assert record["structured_output_valid"] == 1.0
+
+
+def test_smol_batched_json_decoding_equals_each_row_alone(smol):
+    """Rows of a batch finish at different steps and leave it: the rest decode as if alone."""
+    _, backend = smol
+    fmt = TaskFormat("named-entity-recognition", "da")
+    schema = ner_json_schema(fmt.ner_keys())
+    prefix = ("Udtræk navngivne entiteter fra teksten og svar som JSON. "
+              "Eksempel: Mette Frederiksen besøgte Aarhus Universitet i går.\n") * 3
+    suffixes = ["Tekst: Lars bor i København.\nSvar:", "Tekst: Det regner.\nSvar:",
+                "Tekst: Novo Nordisk og Carlsberg har hovedsæde i Danmark, skriver Politiken.\nSvar:"]
+    prompts = [prefix + s for s in suffixes]
+    batched = backend.generate(prompts, 48, json_schema=schema, shared_prefix=prefix)
+    encoded = [backend.encode(p) for p in prompts]
+    prefix_ids = backend._common_prefix_ids(encoded, prefix, decode_steps=48)
+    assert prefix_ids  # the shared-prefix path is the one under test
+    alone = [backend._greedy_with_prefix(prefix_ids, [e[len(prefix_ids):]], 48, backend._grammar(schema), {
+        backend.tokenizer.eos_token_id})[0] for e in encoded]
+    assert len({len(a) for a in alone}) > 1  # different lengths: rows left the batch at different steps
+    for got, want in zip(batched, alone, strict=True):
+        assert got == close_truncated_json(want, list(schema["properties"]))
+        assert list(json.loads(got)) == list(schema["properties"])
 
 
 def test_smol_reading_comprehension_and_sentiment(smol):
