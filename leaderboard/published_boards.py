@@ -152,7 +152,8 @@ def _board(models, ranks, datasets, tasks, cells, standard_errors=None, rank_sco
     if not models:
         raise BoardFormatError("the board has no entries")
     if not datasets:
-        raise BoardFormatError("the board has no dataset columns")
+        raise BoardFormatError("the board has no dataset columns (a multilingual board prints only its "
+                               "languages' rank scores: reproduce each language's board instead)")
     parsed = [[_summary(c) for c in row] for row in cells]
     shape = (len(models), len(datasets))
     se = np.zeros(shape, dtype=bool) if standard_errors is None else np.asarray(standard_errors, dtype=bool)

@@ -85,6 +85,7 @@ def test_compact_format_with_tasks_line():
     ("# tasks: a;b\nmodel;rank;ds\norg/a;1.00;80.00 ± 1.00\n", "2 tasks for 1 datasets"),
     ("model;rank;ds\norg/a;1.00\n", "row 2 has 2 fields"),
     ("a,b\nc,d\ne,f\n", "no 'Model' column"),
+    (",,\nModel,Rank,danish\norg/a,1.20@@1.20,1.10@@1.10\n", "multilingual board prints only its languages"),
 ])
 def test_malformed_boards_say_what_is_wrong(text, message):
     with pytest.raises(BoardFormatError, match=message):
