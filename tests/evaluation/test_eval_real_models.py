@@ -10,8 +10,8 @@ from evaluation.cache import OutputCache
 from evaluation.datasets import load_dataset
 from evaluation.errors import DatasetNotFound
 from evaluation.prompts import TaskFormat, ner_json_schema
-from evaluation.structured import close_truncated_json
 from evaluation.runner import EvaluationSettings, evaluate_dataset, evaluate_model
+from evaluation.structured import close_truncated_json
 
 pytestmark = pytest.mark.slow
 
