@@ -11,6 +11,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from leaderboard.identity import FULL_SPLIT, METHODOLOGY_PROTOCOL, Protocol, short_fingerprint
+
 
 class Task(models.TextChoices):
     SENTIMENT = "sentiment-classification", "Sentiment classification"
@@ -74,6 +76,20 @@ class Dataset(models.Model):
         default="admin",
     )
     path = models.CharField(max_length=500, blank=True, help_text="Folder in the data directory, if any.")
+    board_version = models.ForeignKey(
+        "DatasetVersion",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The version whose scores count on boards; scores on other versions are listed, not ranked.",
+    )
+    board_protocol = models.CharField(
+        max_length=60,
+        default=METHODOLOGY_PROTOCOL.key,
+        help_text="Iterations and test-row limit that count on boards, e.g. 'iterations=10' or "
+        "'iterations=3,test-limit=32'.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -82,6 +98,48 @@ class Dataset(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def counted_protocol(self) -> Protocol:
+        return Protocol.parse(self.board_protocol)
+
+    def ensure_version(self, fingerprint: str, **fields) -> "DatasetVersion":
+        """The version with this fingerprint, created if new. The first version a dataset
+        has is the one its boards count until an admin chooses another."""
+        version, _ = DatasetVersion.objects.get_or_create(dataset=self, fingerprint=fingerprint, defaults=fields)
+        if self.board_version_id is None:
+            self.board_version = version
+            self.save(update_fields=["board_version", "updated_at"])
+        return version
+
+
+class DatasetVersion(models.Model):
+    """One content of a dataset. A folder's fingerprint is ``sha256:`` over its split files;
+    results published without one (EuroEval's) are ``published`` or ``published:test=N``."""
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="versions")
+    fingerprint = models.CharField(max_length=100)
+    train_size = models.PositiveIntegerField(null=True, blank=True)
+    val_size = models.PositiveIntegerField(null=True, blank=True)
+    test_size = models.PositiveIntegerField(null=True, blank=True)
+    origin = models.CharField(
+        max_length=20,
+        choices=[("data-dir", "Data directory"), ("results", "First seen in a results file"), ("admin", "Admin")],
+        default="results",
+    )
+    path = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["dataset__name", "created_at"]
+        constraints = [models.UniqueConstraint(fields=["dataset", "fingerprint"], name="one_version_per_fingerprint")]
+
+    def __str__(self) -> str:
+        return f"{self.dataset.name} @ {short_fingerprint(self.fingerprint)}"
+
+    @property
+    def short(self) -> str:
+        return short_fingerprint(self.fingerprint)
 
 
 class ModelType(models.TextChoices):
@@ -103,8 +161,10 @@ class LanguageModel(models.Model):
     max_sequence_length = models.BigIntegerField(null=True, blank=True)
     precision = models.CharField(max_length=40, blank=True)
     license = models.CharField(max_length=200, blank=True)
-    trust_remote_code_allowed = models.BooleanField(
-        default=False, help_text="Admins only: allow this model's own Python code to run on workers."
+    pinned_commit = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="Admins only: the commit whose evaluations the boards show. Empty: the newest evaluated.",
     )
     metadata = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -115,6 +175,27 @@ class LanguageModel(models.Model):
 
     def __str__(self) -> str:
         return self.model_id
+
+    def allows_remote_code(self, commit_sha: str) -> bool:
+        """Whether an admin allowed this model's own code to run at exactly this commit."""
+        return bool(commit_sha) and self.remote_code_grants.filter(commit_sha=commit_sha).exists()
+
+
+class RemoteCodeGrant(models.Model):
+    """An admin's permission to run one model's own Python code, at one commit only."""
+
+    model = models.ForeignKey(LanguageModel, on_delete=models.CASCADE, related_name="remote_code_grants")
+    commit_sha = models.CharField(max_length=64)
+    granted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    reason = models.TextField(blank=True)
+    granted_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["model__model_id", "-granted_at"]
+        constraints = [models.UniqueConstraint(fields=["model", "commit_sha"], name="one_grant_per_model_commit")]
+
+    def __str__(self) -> str:
+        return f"{self.model} @ {self.commit_sha[:12]}"
 
 
 class SubmissionStatus(models.TextChoices):
@@ -130,8 +211,8 @@ ACTIVE_SUBMISSION_STATUSES = (SubmissionStatus.PENDING, SubmissionStatus.RUNNING
 
 class Submission(models.Model):
     model = models.ForeignKey(LanguageModel, on_delete=models.PROTECT, related_name="submissions")
-    revision = models.CharField(max_length=100, default="main")
-    commit_sha = models.CharField(max_length=64, blank=True)
+    revision = models.CharField(max_length=100, default="main", help_text="The revision as asked (branch, tag, sha).")
+    commit_sha = models.CharField(max_length=64, blank=True, help_text="The commit the revision resolved to.")
     few_shot = models.BooleanField(default=True)
     languages = models.JSONField(default=list, blank=True, help_text="Board codes; empty means the model's languages.")
     status = models.CharField(max_length=12, choices=SubmissionStatus.choices, default=SubmissionStatus.PENDING)
@@ -152,11 +233,11 @@ class Submission(models.Model):
     class Meta:
         ordering = ["-created_at"]
         constraints = [
-            # The same model + revision + variant is queued once while pending, running or finished.
+            # The same model + commit + variant is queued once while pending, running or finished.
             models.UniqueConstraint(
-                fields=["model", "revision", "few_shot"],
+                fields=["model", "commit_sha", "few_shot"],
                 condition=Q(status__in=["PENDING", "RUNNING", "FINISHED"]),
-                name="one_active_submission_per_model_revision_variant",
+                name="one_active_submission_per_model_commit_variant",
             )
         ]
         indexes = [models.Index(fields=["status", "created_at"])]
@@ -166,13 +247,18 @@ class Submission(models.Model):
 
 
 class Evaluation(models.Model):
-    """One model on one dataset in one variant; its scores are IterationScore rows."""
+    """One model commit on one dataset version in one variant under one protocol; its
+    scores are IterationScore rows. Another commit, version or protocol is another row:
+    nothing ever overwrites another identity's scores."""
 
     model = models.ForeignKey(LanguageModel, on_delete=models.CASCADE, related_name="evaluations")
     dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="evaluations")
+    dataset_version = models.ForeignKey(DatasetVersion, on_delete=models.PROTECT, related_name="evaluations")
     few_shot = models.BooleanField(default=True)
     validation_split = models.BooleanField(default=False)
-    revision = models.CharField(max_length=100, blank=True)
+    revision = models.CharField(max_length=100, blank=True, help_text="The revision as asked or recorded.")
+    commit_sha = models.CharField(max_length=64, blank=True, help_text="The model commit; empty when unknown.")
+    test_limit = models.PositiveIntegerField(default=FULL_SPLIT, help_text="Test rows evaluated; 0: the full split.")
     submission = models.ForeignKey(
         Submission, null=True, blank=True, on_delete=models.SET_NULL, related_name="evaluations"
     )
@@ -183,15 +269,28 @@ class Evaluation(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        ordering = ["model__model_id", "dataset__name"]
+        ordering = ["model__model_id", "dataset__name", "created_at"]
         constraints = [
             models.UniqueConstraint(
-                fields=["model", "dataset", "few_shot", "validation_split"], name="one_evaluation_per_variant"
+                fields=[
+                    "model",
+                    "dataset_version",
+                    "few_shot",
+                    "validation_split",
+                    "commit_sha",
+                    "num_iterations",
+                    "test_limit",
+                ],
+                name="one_evaluation_per_identity",
             )
         ]
 
     def __str__(self) -> str:
         return f"{self.model} on {self.dataset}"
+
+    @property
+    def protocol(self) -> Protocol:
+        return Protocol(self.num_iterations, self.test_limit)
 
 
 class IterationScore(models.Model):
@@ -244,6 +343,10 @@ class LeaderboardEntry(models.Model):
     task_rank_scores = models.JSONField(default=dict, blank=True)
     scores = models.JSONField(default=dict, blank=True, help_text="dataset → {primary, secondary, rank_score}")
     missing_datasets = models.JSONField(default=list, blank=True)
+    excluded = models.JSONField(
+        default=list, blank=True, help_text="[{dataset, reason}]: scores the entry has that the board does not count."
+    )
+    commit_sha = models.CharField(max_length=64, blank=True, help_text="The model commit whose scores are shown.")
     extra = models.JSONField(default=dict, blank=True, help_text="Per-language rank scores for group boards, etc.")
     computed_at = models.DateTimeField(auto_now=True)
 

@@ -27,8 +27,8 @@ class DatasetAdmin(admin.ModelAdmin):
 
 @admin.register(LanguageModel)
 class LanguageModelAdmin(admin.ModelAdmin):
-    list_display = ("model_id", "model_type", "num_parameters", "precision", "trust_remote_code_allowed")
-    list_filter = ("model_type", "trust_remote_code_allowed")
+    list_display = ("model_id", "model_type", "num_parameters", "precision", "pinned_commit")
+    list_filter = ("model_type",)
     search_fields = ("model_id",)
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,10 +27,20 @@ from typing import Iterable, Iterator
 from django.db import transaction
 
 from evaluation.tasks import METRIC_LABELS, NON_TASKS, UnknownTask, canonical_metric, canonical_task, get_task
+from leaderboard.identity import FULL_SPLIT, PUBLISHED, Protocol
 from leaderboard.languages import board_of, language_name
-from leaderboard.models import Dataset, Evaluation, IterationScore, Language, LanguageModel, ModelType
+from leaderboard.models import (
+    Dataset,
+    Evaluation,
+    IterationScore,
+    Language,
+    LanguageModel,
+    ModelType,
+)
 
 IMPORTED, UPDATED, UNCHANGED = "imported", "updated", "unchanged"
+FINGERPRINT = re.compile(r"^sha256:[0-9a-f]{64}$")
+COMMIT_SHA = re.compile(r"^[0-9a-f]{40}$")
 GENERATIVE_TYPES = {
     "base": ModelType.BASE,
     "instruction_tuned": ModelType.INSTRUCTION_TUNED,
@@ -81,10 +92,26 @@ class ParsedRecord:
     iterations: tuple[dict[str, float], ...]
     record: dict
     reports_training_loss: bool = False
+    dataset_version: str = PUBLISHED
+    commit_sha: str = ""
+    test_limit: int = FULL_SPLIT
 
     @property
-    def key(self) -> tuple[str, str, bool, bool]:
-        return (self.model_id, self.dataset, self.few_shot, self.validation_split)
+    def protocol(self) -> Protocol:
+        return Protocol(len(self.iterations), self.test_limit)
+
+    @property
+    def key(self) -> tuple:
+        """The result's identity: model commit, dataset version, variant and protocol."""
+        return (
+            self.model_id,
+            self.dataset,
+            self.dataset_version,
+            self.commit_sha,
+            self.few_shot,
+            self.validation_split,
+            self.protocol,
+        )
 
 
 class SkipRecord(Exception):
@@ -192,6 +219,19 @@ def parse_record(record: object) -> ParsedRecord:
     )
     stored = {key: value for key, value in record.items() if key != "results"}
     stored["results"] = {key: value for key, value in record["results"].items() if key != "raw"}
+    dataset_version = record.get("dataset_version")
+    if dataset_version is None:
+        dataset_version = PUBLISHED
+    elif not isinstance(dataset_version, str) or not FINGERPRINT.match(dataset_version):
+        raise InvalidRecord("dataset_version must be 'sha256:' and 64 hexadecimal digits")
+    commit_sha = record.get("model_commit") or ""
+    if not isinstance(commit_sha, str) or (commit_sha and not COMMIT_SHA.match(commit_sha)):
+        raise InvalidRecord("model_commit must be a 40-character hexadecimal commit sha")
+    test_limit = record.get("limit")
+    if test_limit is None:
+        test_limit = FULL_SPLIT
+    elif not isinstance(test_limit, int) or isinstance(test_limit, bool) or not 0 < test_limit <= 10_000_000:
+        raise InvalidRecord("limit must be a positive whole number of test rows, or null for the full split")
     return ParsedRecord(
         model_id=model_id.strip(),
         dataset=dataset.strip(),
@@ -202,6 +242,9 @@ def parse_record(record: object) -> ParsedRecord:
         iterations=iterations,
         record=stored,
         reports_training_loss=reports_training_loss,
+        dataset_version=dataset_version,
+        commit_sha=commit_sha,
+        test_limit=test_limit,
     )
 
 
@@ -285,12 +328,16 @@ def store_record(parsed: ParsedRecord, *, source: str, submission=None) -> str:
     """Write one parsed record; returns imported / updated / unchanged."""
     model = _ensure_model(parsed)
     dataset = _ensure_dataset(parsed)
+    version = dataset.ensure_version(parsed.dataset_version, origin="results")
     evaluation, created = Evaluation.objects.select_for_update().get_or_create(
         model=model,
-        dataset=dataset,
+        dataset_version=version,
         few_shot=parsed.few_shot,
         validation_split=parsed.validation_split,
-        defaults={"source": source, "submission": submission},
+        commit_sha=parsed.commit_sha,
+        num_iterations=len(parsed.iterations),
+        test_limit=parsed.test_limit,
+        defaults={"source": source, "submission": submission, "dataset": dataset},
     )
     wanted = _score_rows(parsed)
     if not created:

@@ -113,7 +113,7 @@ def resolve(model_id: str, revision: str):
     from evaluation.errors import EvaluationError, InvalidModelId, ModelNotFound, RemoteCodeRequired
     from evaluation.models import resolve_model
 
-    allowed = LanguageModel.objects.filter(model_id=model_id, trust_remote_code_allowed=True).exists()
+    allowed = False  # TODO(model identity): grants are per (model, commit)
     try:
         info = resolve_model(model_id, revision, allow_remote_code=allowed)
     except InvalidModelId as exc:

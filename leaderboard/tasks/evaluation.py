@@ -65,7 +65,7 @@ def _evaluation_settings(submission: Submission):
         iterations=settings.EVALUATION_ITERATIONS,
         limit=settings.EVALUATION_TEST_LIMIT,
         backend=settings.EVALUATION_BACKEND,
-        trust_remote_code=submission.model.trust_remote_code_allowed,
+        trust_remote_code=submission.model.allows_remote_code(submission.commit_sha),
         data_dir=str(settings.DATA_DIR),
         max_train_steps=settings.EVALUATION_MAX_TRAIN_STEPS,
         output_dir=str(settings.EVALUATION_OUTPUT_DIR / f"submission-{submission.pk}"),

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from django.utils import timezone
 
 from evaluation.tasks import get_task
+from leaderboard.identity import PUBLISHED
 from leaderboard.models import (
     Dataset,
     Evaluation,
@@ -131,7 +132,8 @@ def build_board(
             per_task.setdefault(task, []).append(rank_score)
             if with_scores:
                 evaluation = Evaluation(
-                    model=model, dataset=dataset_rows[ds], few_shot=spec.few_shot, validation_split=spec.validation_split,
+                    model=model, dataset=dataset_rows[ds], dataset_version=dataset_rows[ds].ensure_version(PUBLISHED),
+                    few_shot=spec.few_shot, validation_split=spec.validation_split,
                     revision="main", source="tests", num_iterations=10,
                     record={"dataset_languages": [code], "model_revision": "main", "precision": "bf16",
                             "backend": "transformers", "prompt_style": "chat" if spec.model_type == "instruction-tuned" else "base",

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from evaluation.tasks import canonical_task, get_task
+from leaderboard.identity import PUBLISHED
 from leaderboard.languages import board_of
 from leaderboard.models import Dataset, Evaluation, IterationScore, Language, LanguageModel
 
@@ -36,7 +37,7 @@ def add_evaluation(model_id, ds: Dataset, primary: list[float], secondary: list[
                    *, few_shot: bool = True, validation_split: bool = False) -> Evaluation:
     spec = get_task(ds.task)
     ev = Evaluation.objects.create(
-        model=model(model_id), dataset=ds, few_shot=few_shot, validation_split=validation_split,
+        model=model(model_id), dataset=ds, dataset_version=ds.ensure_version(PUBLISHED), few_shot=few_shot, validation_split=validation_split,
         num_iterations=len(primary), source="test",
     )
     rows = [IterationScore(evaluation=ev, iteration=i, metric=spec.primary_metric, value=v) for i, v in enumerate(primary)]
