@@ -1,6 +1,14 @@
 """Aggregation: read iteration scores, rank with :mod:`leaderboard.ranking`, write the
 cached ``Leaderboard`` / ``LeaderboardEntry`` rows and an ``AggregationRun`` audit row.
 
+What counts. A board counts, for each of its datasets, only evaluations on that
+dataset's board version (``Dataset.board_version``) under its board protocol
+(``Dataset.board_protocol``: iterations and test-row limit). An entry shows one model
+commit: the admin's pin (``LanguageModel.pinned_commit``) or else the commit of the
+entry's newest counted evaluation. What an entry has but the board does not count (another
+dataset version, another protocol) is kept and listed in ``LeaderboardEntry.excluded``
+with its reason; an entry with nothing counted is listed unranked.
+
 Boards. A dataset counts toward the board of each of its languages
 (``Language.board``: most codes are their own board, ``nb`` and ``nn`` feed ``no``) when
 ``Dataset.counts_toward_leaderboard`` is set. A language board exists when at least one
@@ -31,6 +39,7 @@ from django.utils import timezone
 
 from evaluation.tasks import UnknownTask, get_task
 from leaderboard import ranking
+from leaderboard.identity import METHODOLOGY_PROTOCOL, InvalidProtocol, Protocol, short_fingerprint
 from leaderboard.languages import GROUPS, language_name
 from leaderboard.models import (
     AggregationRun,
@@ -58,6 +67,9 @@ class DatasetInfo:
     task: str
     primary_metric: str
     secondary_metric: str
+    version_pk: int | None = None
+    version: str = ""
+    protocol: Protocol = METHODOLOGY_PROTOCOL
 
     def as_json(self) -> dict:
         return {
@@ -65,7 +77,45 @@ class DatasetInfo:
             "task": self.task,
             "primary_metric": self.primary_metric,
             "secondary_metric": self.secondary_metric,
+            "version": self.version,
+            "protocol": self.protocol.key,
         }
+
+    def exclusion_reason(self, version_pk: int, version: str, protocol: Protocol) -> str | None:
+        """Why an evaluation on (version, protocol) does not count here; None if it does."""
+        if version_pk != self.version_pk:
+            return (
+                f"evaluated on dataset version {short_fingerprint(version)}; "
+                f"the board counts version {short_fingerprint(self.version)}"
+            )
+        if protocol != self.protocol:
+            return f"evaluated with {protocol.describe()}; the board counts {self.protocol.describe()}"
+        return None
+
+
+@dataclass(frozen=True)
+class EvaluationRow:
+    """What aggregation needs of one stored evaluation."""
+
+    pk: int
+    entry: EntryKey
+    dataset_pk: int
+    version_pk: int
+    version: str
+    commit: str
+    protocol: Protocol
+    created_at: object
+    pinned_commit: str
+
+
+def shown_commit(evaluations: list[EvaluationRow], counted: set[int]) -> str:
+    """The one model commit an entry shows: the admin's pin, else the commit of the newest
+    counted evaluation (else of the newest evaluation at all)."""
+    pinned = evaluations[0].pinned_commit
+    if pinned:
+        return pinned
+    pool = [ev for ev in evaluations if ev.pk in counted] or evaluations
+    return max(pool, key=lambda ev: (ev.created_at, ev.pk)).commit
 
 
 @dataclass
@@ -77,6 +127,8 @@ class BoardData:
     entries: list[EntryKey]
     # entry index → dataset index → metric → iteration scores (in iteration order)
     values: dict[int, dict[int, dict[str, list[float]]]] = field(default_factory=dict)
+    commits: dict[int, str] = field(default_factory=dict)  # entry index → the commit shown
+    excluded: dict[int, list[dict]] = field(default_factory=dict)  # entry index → [{dataset, reason}]
 
     def primary_array(self) -> np.ndarray:
         """``(D, N, I)`` primary-metric iteration scores, NaN-padded."""
@@ -99,17 +151,25 @@ class BoardData:
 def _dataset_info(ds: Dataset) -> DatasetInfo | None:
     try:
         spec = get_task(ds.task)
-    except UnknownTask:
-        log.warning("dataset %s has unknown task %r: left out of the boards", ds.name, ds.task)
+        protocol = ds.counted_protocol
+    except (UnknownTask, InvalidProtocol) as exc:
+        log.warning("dataset %s left out of the boards: %s", ds.name, exc)
         return None
-    return DatasetInfo(ds.pk, ds.name, spec.name, spec.primary_metric, spec.secondary_metric)
+    version = ds.board_version.fingerprint if ds.board_version else ""
+    return DatasetInfo(
+        ds.pk, ds.name, spec.name, spec.primary_metric, spec.secondary_metric, ds.board_version_id, version, protocol
+    )
 
 
 def board_datasets() -> dict[str, list[DatasetInfo]]:
     """Board code → its leaderboard datasets (by name) that have at least one evaluation."""
     boards: dict[str, dict[int, DatasetInfo]] = defaultdict(dict)
     evaluated = set(Evaluation.objects.values_list("dataset_id", flat=True).distinct())
-    qs = Dataset.objects.filter(counts_toward_leaderboard=True, pk__in=evaluated).prefetch_related("languages")
+    qs = (
+        Dataset.objects.filter(counts_toward_leaderboard=True, pk__in=evaluated)
+        .select_related("board_version")
+        .prefetch_related("languages")
+    )
     for ds in qs:
         info = _dataset_info(ds)
         if info is None:
@@ -119,17 +179,61 @@ def board_datasets() -> dict[str, list[DatasetInfo]]:
     return {code: sorted(by_pk.values(), key=lambda i: i.name) for code, by_pk in boards.items() if by_pk}
 
 
+def _evaluation_rows(dataset_pks) -> list[EvaluationRow]:
+    fields = (
+        "pk", "model_id", "few_shot", "validation_split", "dataset_id", "dataset_version_id",
+        "dataset_version__fingerprint", "commit_sha", "num_iterations", "test_limit", "created_at",
+        "model__pinned_commit",
+    )
+    return [
+        EvaluationRow(pk, (m, fs, val), ds, vpk, vfp, commit, Protocol(iters, limit), created, pinned)
+        for pk, m, fs, val, ds, vpk, vfp, commit, iters, limit, created, pinned in Evaluation.objects.filter(
+            dataset_id__in=dataset_pks
+        )
+        .order_by("pk")
+        .values_list(*fields)
+    ]
+
+
+def counted_evaluations(data: BoardData, evals: list[EvaluationRow]) -> dict[int, tuple[int, int]]:
+    """Evaluation pk → (entry index, dataset index) for what the board counts; records the
+    commit each entry shows and, with reasons, what it has on the shown commit but does not count."""
+    index = {info.pk: d for d, info in enumerate(data.datasets)}
+    entry_index = {key: e for e, key in enumerate(data.entries)}
+    by_entry: dict[int, list[EvaluationRow]] = defaultdict(list)
+    for ev in evals:
+        by_entry[entry_index[ev.entry]].append(ev)
+    slots = {}
+    for e, rows in by_entry.items():
+        reasons = {ev.pk: data.datasets[index[ev.dataset_pk]].exclusion_reason(ev.version_pk, ev.version, ev.protocol)
+                   for ev in rows}
+        commit = shown_commit(rows, {pk for pk, reason in reasons.items() if reason is None})
+        data.commits[e] = commit
+        for ev in rows:
+            if ev.commit != commit:
+                continue  # another commit's scores: kept in the model's history, not on the board
+            name = data.datasets[index[ev.dataset_pk]].name
+            if reasons[ev.pk] is None:
+                slots[ev.pk] = (e, index[ev.dataset_pk])
+            else:
+                data.excluded.setdefault(e, []).append(
+                    {"dataset": name, "dataset_version": ev.version, "protocol": ev.protocol.key,
+                     "reason": reasons[ev.pk]}
+                )
+    for items in data.excluded.values():
+        items.sort(key=lambda item: (item["dataset"], item["dataset_version"], item["protocol"]))
+    return slots
+
+
 def load_board_data(code: str, datasets: list[DatasetInfo]) -> BoardData:
-    """Iteration scores of every entry on the board's datasets (primary and secondary)."""
+    """Iteration scores of every entry on the board's datasets (primary and secondary),
+    counting only each dataset's board version and protocol, one commit per entry."""
     index = {info.pk: d for d, info in enumerate(datasets)}
     metrics = {m for info in datasets for m in (info.primary_metric, info.secondary_metric)}
-    evals = list(
-        Evaluation.objects.filter(dataset_id__in=index).values_list("pk", "model_id", "few_shot", "validation_split", "dataset_id")
-    )
-    entries = sorted({(m, fs, val) for _, m, fs, val, _ in evals})
-    entry_index = {key: e for e, key in enumerate(entries)}
-    eval_slot = {pk: (entry_index[(m, fs, val)], index[ds]) for pk, m, fs, val, ds in evals}
+    evals = _evaluation_rows(index)
+    entries = sorted({ev.entry for ev in evals})
     data = BoardData(code=code, datasets=datasets, entries=entries)
+    eval_slot = counted_evaluations(data, evals)
     rows = (
         IterationScore.objects.filter(evaluation_id__in=eval_slot, metric__in=metrics)
         .order_by("evaluation_id", "metric", "iteration")
@@ -195,12 +299,15 @@ def compute_language_board(data: BoardData, *, replicates: int) -> ComputedBoard
                 "primary": _metric_json(info.primary_metric, metrics.get(info.primary_metric)),
                 "secondary": _metric_json(info.secondary_metric, metrics.get(info.secondary_metric)),
                 "rank_score": _finite(result.dataset_rank_scores[e, d]),
+                "dataset_version": info.version,
             }
         rows.append(
             {
                 "task_rank_scores": {t: _finite(result.task_rank_scores[e, k]) for k, t in enumerate(result.tasks)},
                 "scores": scores,
                 "missing_datasets": missing,
+                "excluded": data.excluded.get(e, []),
+                "commit_sha": data.commits.get(e, ""),
                 "extra": {},
             }
         )
@@ -229,18 +336,25 @@ def compute_group_board(code: str, name: str, languages: list[ComputedBoard]) ->
         reps.append(r)
     result = ranking.rank_group_board(scores, reps)
     missing_by_entry: dict[int, list[str]] = defaultdict(list)
+    excluded_by_entry: dict[int, list[dict]] = defaultdict(list)
+    commits_by_entry: dict[int, str] = {}
     for board in languages:
         position = {key: e for e, key in enumerate(board.entries)}
         for key in entries:
             if key not in position:
                 missing_by_entry[idx[key]].extend(d["name"] for d in board.datasets)
             else:
-                missing_by_entry[idx[key]].extend(board.rows[position[key]]["missing_datasets"])
+                row = board.rows[position[key]]
+                missing_by_entry[idx[key]].extend(row["missing_datasets"])
+                excluded_by_entry[idx[key]].extend(dict(item, board=board.code) for item in row["excluded"])
+                commits_by_entry.setdefault(idx[key], row["commit_sha"])
     rows = [
         {
             "task_rank_scores": {},
             "scores": {},
             "missing_datasets": sorted(missing_by_entry[e]),
+            "excluded": excluded_by_entry[e],
+            "commit_sha": commits_by_entry.get(e, ""),
             "extra": {"language_rank_scores": {b.code: _finite(scores[e, k]) for k, b in enumerate(languages)}},
         }
         for e in range(n)
@@ -301,6 +415,8 @@ ENTRY_FIELDS = (
     "task_rank_scores",
     "scores",
     "missing_datasets",
+    "excluded",
+    "commit_sha",
     "extra",
 )
 

@@ -1,5 +1,10 @@
 """The export contract: one JSON document per board (and a flat CSV of it).
 
+Result identity is part of the contract: each board dataset carries the ``version`` (the
+dataset fingerprint) and ``protocol`` it counts; each entry's score carries its
+``dataset_version``; each entry names the model ``commit`` it shows and lists under
+``excluded`` ([{dataset, reason, ...}]) the scores it has that the board does not count.
+
 Built from the cached ``Leaderboard`` / ``LeaderboardEntry`` rows, so pages, the API and
 ``manage.py export_leaderboard`` all show the same numbers. Means and intervals are ×100.
 """
@@ -54,6 +59,8 @@ def leaderboard_document(code: str) -> dict:
             "task_rank_scores": row.task_rank_scores,
             "scores": row.scores,
             "missing_datasets": row.missing_datasets,
+            "excluded": row.excluded,
+            "commit": row.commit_sha or None,
             "num_model_parameters": row.model.num_parameters,
             "generative_type": generative_type(row.model),
         }

@@ -69,6 +69,7 @@ def test_aggregate_writes_language_and_group_boards(boards):
     assert da.datasets[1] == {
         "name": "dane", "task": "named-entity-recognition",
         "primary_metric": "micro_f1_no_misc", "secondary_metric": "micro_f1",
+        "version": "published", "protocol": "iterations=10",
     }
     no = Leaderboard.objects.get(code="no")
     assert [d["name"] for d in no.datasets] == ["norec"]  # nb/nn feed the Norwegian board
@@ -167,7 +168,7 @@ def test_export_document_contract(boards):
     e = doc["entries"][0]
     assert set(e) >= {
         "model", "few_shot", "validation_split", "rank", "rank_score", "rank_score_ci",
-        "task_rank_scores", "scores", "num_model_parameters", "generative_type",
+        "task_rank_scores", "scores", "num_model_parameters", "generative_type", "excluded", "commit",
     }
     ranked = [x for x in doc["entries"] if x["rank_score"] is not None]
     unranked = [x for x in doc["entries"] if x["rank_score"] is None]
@@ -178,7 +179,8 @@ def test_export_document_contract(boards):
     zero_shot = next(x for x in doc["entries"] if not x["few_shot"])
     assert zero_shot["name"] == "org/mid (zero-shot)"
     s = e["scores"]["angry-tweets"]
-    assert set(s) == {"primary", "secondary", "rank_score"}
+    assert set(s) == {"primary", "secondary", "rank_score", "dataset_version"}
+    assert s["dataset_version"] == "published" and e["excluded"] == []
     assert set(s["primary"]) == {"metric", "mean", "ci"} and 0 <= s["primary"]["mean"] <= 100
 
 

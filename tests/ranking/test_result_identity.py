@@ -1,0 +1,118 @@
+"""What a board counts: one dataset version, one protocol and one model commit per entry.
+
+Real PostgreSQL. Scores on another dataset version or under another protocol are kept and
+listed in the entry's ``excluded`` with a reason, never ranked; a model's commits never
+overwrite each other, and the board shows the newest one unless an admin pins another.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from leaderboard.models import Evaluation, IterationScore, LeaderboardEntry
+from leaderboard.services.aggregation import aggregate
+from leaderboard.services.export import leaderboard_document
+from tests.ranking.builders import add_evaluation, dataset, model
+
+pytestmark = pytest.mark.django_db
+
+REPS = 40
+OTHER_VERSION = "sha256:" + "ab" * 32
+COMMIT_A, COMMIT_B = "a" * 40, "b" * 40
+
+
+def it(mean, n=10, seed=0):
+    rng = np.random.default_rng(seed)
+    return list(np.round(np.clip(mean + rng.normal(0, 0.02, n), 0, 1), 6))
+
+
+@pytest.fixture
+def board():
+    """Danish board: two datasets, three published models all on the published version."""
+    sent = dataset("angry-tweets", "sentiment-classification", ["da"])
+    ner = dataset("dane", "named-entity-recognition", ["da"])
+    for k, (model_id, quality) in enumerate([("org/big", 0.8), ("org/mid", 0.6), ("org/small", 0.4)]):
+        add_evaluation(model_id, sent, it(quality, seed=k), it(quality, seed=k + 9))
+        add_evaluation(model_id, ner, it(quality, seed=k + 3), it(quality, seed=k + 6))
+    return sent, ner
+
+
+def _entry(model_id):
+    return LeaderboardEntry.objects.get(leaderboard_id="da", model__model_id=model_id)
+
+
+def test_another_dataset_version_is_excluded_not_ranked(board):
+    sent, ner = board
+    add_evaluation("org/new", sent, it(0.95, seed=20), it(0.95, seed=21), version=OTHER_VERSION)
+    add_evaluation("org/new", ner, it(0.95, seed=22), it(0.95, seed=23))
+    aggregate(replicates=REPS)
+    entry = _entry("org/new")
+    assert entry.rank is None and entry.rank_score is None  # one dataset counted of two: unranked
+    assert entry.missing_datasets == ["angry-tweets"]
+    [excluded] = entry.excluded
+    assert excluded["dataset"] == "angry-tweets" and excluded["dataset_version"] == OTHER_VERSION
+    assert "dataset version sha256:abababababab" in excluded["reason"] and "counts version published" in excluded["reason"]
+    # The published entries' ranking is exactly what it was without the other version's scores.
+    assert _entry("org/big").rank == 1 and _entry("org/big").excluded == []
+    doc = leaderboard_document("da")
+    assert {d["name"]: d["version"] for d in doc["datasets"]} == {"angry-tweets": "published", "dane": "published"}
+    new = next(e for e in doc["entries"] if e["model"] == "org/new")
+    assert new["excluded"] == [excluded] and new["scores"]["dane"]["dataset_version"] == "published"
+
+
+def test_a_slice_is_never_ranked_with_full_evaluations(board):
+    sent, ner = board
+    add_evaluation("org/slice", sent, it(0.99, n=3, seed=30), it(0.99, n=3, seed=31), test_limit=32)
+    add_evaluation("org/slice", ner, it(0.99, n=3, seed=32), it(0.99, n=3, seed=33), test_limit=32)
+    aggregate(replicates=REPS)
+    entry = _entry("org/slice")
+    assert entry.rank_score is None and sorted(entry.missing_datasets) == ["angry-tweets", "dane"]
+    reasons = {item["dataset"]: item["reason"] for item in entry.excluded}
+    assert reasons["dane"] == (
+        "evaluated with 3 iterations on the first 32 test rows; the board counts 10 iterations on the full test split"
+    )
+    assert _entry("org/big").rank == 1
+
+
+def test_a_dataset_counting_a_slice_protocol_ranks_slices_only(board):
+    sent, ner = board
+    for ds in (sent, ner):
+        ds.board_protocol = "iterations=3,test-limit=32"
+        ds.save()
+    add_evaluation("org/slice", sent, it(0.9, n=3, seed=40), it(0.9, n=3, seed=41), test_limit=32)
+    add_evaluation("org/slice", ner, it(0.9, n=3, seed=42), it(0.9, n=3, seed=43), test_limit=32)
+    aggregate(replicates=REPS)
+    assert _entry("org/slice").rank == 1 and _entry("org/slice").excluded == []
+    assert _entry("org/big").rank_score is None and len(_entry("org/big").excluded) == 2
+
+
+def test_a_new_commit_keeps_the_old_commits_scores_and_the_board_shows_the_newest(board):
+    sent, ner = board
+    old = [add_evaluation("org/dev", ds, it(0.9, seed=50 + k), commit=COMMIT_A) for k, ds in enumerate(board)]
+    new = [add_evaluation("org/dev", ds, it(0.2, seed=60 + k), commit=COMMIT_B) for k, ds in enumerate(board)]
+    aggregate(replicates=REPS)
+    entry = _entry("org/dev")
+    assert entry.commit_sha == COMMIT_B and entry.excluded == []
+    assert entry.scores["angry-tweets"]["primary"]["mean"] < 30  # commit B's scores, not A's
+    assert Evaluation.objects.filter(model__model_id="org/dev").count() == 4
+    assert IterationScore.objects.filter(evaluation__in=old).count() == 20  # commit A's scores kept
+    # An admin pins commit A: the board shows A's scores and B's stay stored.
+    dev = model("org/dev")
+    dev.pinned_commit = COMMIT_A
+    dev.save()
+    aggregate(replicates=REPS)
+    entry = _entry("org/dev")
+    assert entry.commit_sha == COMMIT_A and entry.rank == 1
+    assert IterationScore.objects.filter(evaluation__in=new).count() == 20
+    assert leaderboard_document("da")["entries"][0]["commit"] == COMMIT_A
+
+
+def test_an_entry_with_only_excluded_scores_is_listed_with_its_reasons(board):
+    sent, _ = board
+    add_evaluation("org/elsewhere", sent, it(0.7, seed=70), version=OTHER_VERSION)
+    aggregate(replicates=REPS)
+    entry = _entry("org/elsewhere")
+    assert entry.rank_score is None and entry.scores == {}
+    assert [item["dataset"] for item in entry.excluded] == ["angry-tweets"]
+    assert LeaderboardEntry.objects.filter(leaderboard_id="da", rank__isnull=False).count() == 3
