@@ -24,6 +24,7 @@ from django.urls import reverse
 from evaluation.datasets import SPLITS, DatasetInfo, InvalidDataset, find_local
 from evaluation.tasks import METRIC_LABELS, TASKS, get_task
 from leaderboard.languages import GROUPS, language_name
+from leaderboard.identity import METHODOLOGY_PROTOCOL, PUBLISHED, InvalidProtocol, Protocol, short_fingerprint
 from leaderboard.ranking import entry_display_name  # noqa: F401  (the contract's display name)
 from leaderboard.models import (
     Dataset,
@@ -239,7 +240,8 @@ def board_columns(board: Leaderboard) -> tuple[list[Column], list[Column], list[
                 f"ds:{spec['name']}",
                 spec["name"],
                 "dataset",
-                title=f"{task}: {primary} / {secondary} (×100, mean ± 95% CI)",
+                title=f"{task}: {primary} / {secondary} (×100, mean ± 95% CI); counts dataset version "
+                f"{short_fingerprint(spec.get('version') or PUBLISHED)}, {_protocol_text(spec)}",
                 url=reverse("dataset", kwargs={"name": spec["name"]}),
             )
         )
@@ -312,6 +314,7 @@ def _entry_row(entry: LeaderboardEntry, languages, tasks, datasets) -> dict:
         "sort_values": sort_values,
         "missing": list(entry.missing_datasets or []),
         "missing_display": ", ".join(entry.missing_datasets or []),
+        "excluded": [f"{item.get('dataset')}: {item.get('reason')}" for item in entry.excluded or []],
     }
 
 
@@ -345,13 +348,20 @@ def _board_version(board: Leaderboard) -> str:
     return f"{stamp(board.generated_at)}|{latest['entries']}|{stamp(latest['computed'])}|{stamp(latest['models'])}"
 
 
+def _protocol_text(spec: dict) -> str:
+    try:
+        return Protocol.parse(spec.get("protocol") or METHODOLOGY_PROTOCOL.key).describe()
+    except InvalidProtocol:
+        return "an unknown protocol"
+
+
 def _all_rows(board: Leaderboard, languages, tasks, datasets) -> list[dict]:
     entries = (
         LeaderboardEntry.objects.filter(leaderboard=board)
         .select_related("model")
         .only(
             "position", "rank", "rank_score", "rank_score_ci_low", "rank_score_ci_high", "few_shot",
-            "validation_split", "task_rank_scores", "scores", "missing_datasets", "extra", "leaderboard_id",
+            "validation_split", "task_rank_scores", "scores", "missing_datasets", "excluded", "extra", "leaderboard_id",
             "model__model_id", "model__model_type", "model__num_parameters", "model__vocabulary_size",
             "model__max_sequence_length",
         )
@@ -471,6 +481,7 @@ def board_export_document(board: Board) -> dict:
                     for c, cell in zip(board.dataset_columns, row["datasets"])
                 },
                 "missing_datasets": row["missing"],
+                "excluded": row["excluded"],
             }
         )
     return {

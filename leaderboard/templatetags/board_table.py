@@ -44,6 +44,9 @@ def row_html(row: dict) -> str:
     ranked = row["rank"] is not None
     name = esc(row["name"])
     misses = "" if ranked else f'<div class="misses">missing: {esc(row["missing_display"])}</div>'
+    if row["excluded"]:
+        misses += (f'<div class="misses excluded">not counted: '
+                   f'{"; ".join(esc(reason) for reason in row["excluded"])}</div>')
     score = (f'<td class="num c-score" data-v="{row["rank_score"]:.4f}"><b>{row["score"]}</b> '
              f'<span class="ci">{row["score_ci"]}</span></td>') if ranked else '<td class="num c-score" data-v="">–</td>'
     parts = [

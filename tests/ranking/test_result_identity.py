@@ -116,3 +116,37 @@ def test_an_entry_with_only_excluded_scores_is_listed_with_its_reasons(board):
     assert entry.rank_score is None and entry.scores == {}
     assert [item["dataset"] for item in entry.excluded] == ["angry-tweets"]
     assert LeaderboardEntry.objects.filter(leaderboard_id="da", rank__isnull=False).count() == 3
+
+
+def test_the_board_page_says_what_is_not_counted_and_why(board, client):
+    from html.parser import HTMLParser
+
+    sent, _ = board
+    add_evaluation("org/elsewhere", sent, it(0.7, seed=80), version=OTHER_VERSION)
+    aggregate(replicates=REPS)
+    response = client.get("/leaderboards/da/")
+    assert response.status_code == 200
+
+    class Notes(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.depth, self.notes = 0, []
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "div" and "excluded" in (dict(attrs).get("class") or "").split():
+                self.depth = 1
+                self.notes.append("")
+
+        def handle_endtag(self, tag):
+            if tag == "div":
+                self.depth = 0
+
+        def handle_data(self, data):
+            if self.depth:
+                self.notes[-1] += data
+
+    parser = Notes()
+    parser.feed(response.content.decode())
+    assert parser.notes == [
+        "not counted: angry-tweets: evaluated on dataset version sha256:abababababab; the board counts version published"
+    ]
