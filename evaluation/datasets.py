@@ -60,8 +60,7 @@ def default_data_dir() -> Path:
     env = os.environ.get(DEFAULT_DATA_DIR_ENV)
     if env:
         return Path(env)
-    shared = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets"
-    return shared if shared.exists() else Path("data")
+    return Path(__file__).resolve().parent.parent / "data" / "datasets"
 
 
 def discover(data_dir: Path | str | None = None) -> list[DatasetInfo]:

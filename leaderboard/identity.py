@@ -68,3 +68,12 @@ def short_fingerprint(fingerprint: str) -> str:
     if fingerprint.startswith("sha256:"):
         return fingerprint[: len("sha256:") + 12]
     return fingerprint
+
+
+# A suite board (``da-suite``) ranks what this deployment evaluates itself: the data
+# directory's dataset versions under the deployment's protocol.
+SUITE_SUFFIX = "-suite"
+
+
+def suite_code(board: str) -> str:
+    return f"{board}{SUITE_SUFFIX}"

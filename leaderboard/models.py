@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from leaderboard.identity import FULL_SPLIT, METHODOLOGY_PROTOCOL, Protocol, short_fingerprint
+from leaderboard.identity import FULL_SPLIT, METHODOLOGY_PROTOCOL, SUITE_SUFFIX, Protocol, short_fingerprint
 
 
 class Task(models.TextChoices):
@@ -69,6 +69,11 @@ class Dataset(models.Model):
     description = models.TextField(blank=True)
     counts_toward_leaderboard = models.BooleanField(
         default=True, help_text="Whether this dataset counts toward its languages' leaderboards."
+    )
+    in_suite = models.BooleanField(
+        default=True,
+        help_text="Whether submissions are evaluated on this dataset (when its folder is in the data directory) "
+        "and it counts on this deployment's suite boards.",
     )
     origin = models.CharField(
         max_length=20,
@@ -326,6 +331,11 @@ class Leaderboard(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def is_suite(self) -> bool:
+        """A board of what this deployment evaluates itself (see services/aggregation.py)."""
+        return self.code.endswith(SUITE_SUFFIX)
 
 
 class LeaderboardEntry(models.Model):

@@ -25,6 +25,7 @@ from evaluation.datasets import SPLITS, DatasetInfo, InvalidDataset, find_local
 from evaluation.tasks import METRIC_LABELS, TASKS, get_task
 from leaderboard.languages import GROUPS, language_name
 from leaderboard.identity import METHODOLOGY_PROTOCOL, PUBLISHED, InvalidProtocol, Protocol, short_fingerprint
+from leaderboard.suite import suite_protocol
 from leaderboard.ranking import entry_display_name  # noqa: F401  (the contract's display name)
 from leaderboard.models import (
     Dataset,
@@ -511,7 +512,7 @@ def _json_number(value: float | None) -> float | None:
 
 
 def home_boards() -> dict:
-    """Language and group boards with their number of models and their last update."""
+    """Suite, published language and group boards with their number of models and last update."""
     counts = {
         row["leaderboard"]: row
         for row in LeaderboardEntry.objects.values("leaderboard")
@@ -527,7 +528,7 @@ def home_boards() -> dict:
     for entry in top:
         name = entry_display_name(entry.model.model_id, entry.few_shot, entry.validation_split)
         leaders[entry.leaderboard_id].append({"name": name, "url": model_url(entry.model.model_id)})
-    languages, groups = [], []
+    languages, groups, suites = [], [], []
     for board in Leaderboard.objects.all().order_by("name"):
         row = counts.get(board.code, {})
         item = {
@@ -543,8 +544,9 @@ def home_boards() -> dict:
             "url": reverse("board", kwargs={"code": board.code}),
             "leaders": leaders.get(board.code, []),
         }
-        (groups if board.kind == "group" else languages).append(item)
-    return {"languages": languages, "groups": groups, "known_groups": GROUPS}
+        (groups if board.kind == "group" else suites if board.is_suite else languages).append(item)
+    return {"suites": suites, "languages": languages, "groups": groups, "known_groups": GROUPS,
+            "suite_protocol": suite_protocol().describe()}
 
 
 # --- model page ---------------------------------------------------------------------

@@ -185,9 +185,9 @@ GLOSSA_EVAL_SOFT_TIME_LIMIT = env_int("GLOSSA_EVAL_SOFT_TIME_LIMIT", 4 * 3600)
 GLOSSA_EVAL_TIME_LIMIT = env_int("GLOSSA_EVAL_TIME_LIMIT", 4 * 3600 + 600)
 
 # --- Glossa ------------------------------------------------------------------------
-_shared_datasets = BASE_DIR.parent / "shared" / "datasets"
-DATA_DIR = Path(os.environ.get("DATA_DIR", _shared_datasets if _shared_datasets.exists() else BASE_DIR / "data"))
-RESULTS_DIR = Path(os.environ.get("RESULTS_DIR", BASE_DIR.parent / "shared" / "results"))
+# The repository carries its data (data/NOTICE.md): dataset folders and result records.
+DATA_DIR = Path(os.environ.get("DATA_DIR", BASE_DIR / "data" / "datasets"))
+RESULTS_DIR = Path(os.environ.get("RESULTS_DIR", BASE_DIR / "data" / "results"))
 EVALUATION_OUTPUT_DIR = Path(os.environ.get("GLOSSA_EVALUATION_OUTPUT_DIR", VAR_DIR / "evaluations"))
 MODEL_CACHE_DIR = Path(os.environ.get("GLOSSA_MODEL_CACHE", VAR_DIR / "models"))
 # Small deployments and tests evaluate a slice: the defaults are the real methodology.

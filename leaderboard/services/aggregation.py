@@ -9,6 +9,13 @@ entry's newest counted evaluation. What an entry has but the board does not coun
 dataset version, another protocol) is kept and listed in ``LeaderboardEntry.excluded``
 with its reason; an entry with nothing counted is listed unranked.
 
+Two kinds of language board. A *published* board (code ``da``) counts each dataset's
+board version and protocol, as imported results define them. A *suite* board (code
+``da-suite``) counts what this deployment evaluates itself: every dataset of the data
+directory at its current folder version, under the deployment's protocol
+(``GLOSSA_ITERATIONS``, ``GLOSSA_TEST_LIMIT``); every entry on it ran on the same dataset
+versions under the same protocol, so a submission is ranked there among its peers.
+
 Boards. A dataset counts toward the board of each of its languages
 (``Language.board``: most codes are their own board, ``nb`` and ``nn`` feed ``no``) when
 ``Dataset.counts_toward_leaderboard`` is set. A language board exists when at least one
@@ -39,11 +46,20 @@ from django.utils import timezone
 
 from evaluation.tasks import UnknownTask, get_task
 from leaderboard import ranking
-from leaderboard.identity import METHODOLOGY_PROTOCOL, InvalidProtocol, Protocol, short_fingerprint
+from leaderboard.identity import (
+    METHODOLOGY_PROTOCOL,
+    SUITE_SUFFIX,
+    InvalidProtocol,
+    Protocol,
+    short_fingerprint,
+    suite_code,
+)
 from leaderboard.languages import GROUPS, language_name
+from leaderboard.suite import suite_protocol
 from leaderboard.models import (
     AggregationRun,
     Dataset,
+    DatasetVersion,
     Evaluation,
     IterationScore,
     Language,
@@ -225,6 +241,33 @@ def counted_evaluations(data: BoardData, evals: list[EvaluationRow]) -> dict[int
     return slots
 
 
+def suite_datasets() -> dict[str, list[DatasetInfo]]:
+    """Suite board code → its datasets: each data-directory dataset in the suite
+    (``Dataset.in_suite``) at its current (newest) folder version, under
+    :func:`suite_protocol`, when that version has an evaluation."""
+    protocol = suite_protocol()
+    current: dict[int, DatasetVersion] = {}
+    for version in DatasetVersion.objects.filter(origin="data-dir").order_by("created_at", "pk"):
+        current[version.dataset_id] = version
+    evaluated = set(
+        Evaluation.objects.filter(dataset_version__in=current.values()).values_list("dataset_version_id", flat=True)
+    )
+    boards: dict[str, list[DatasetInfo]] = defaultdict(list)
+    with_scores = [v.dataset_id for v in current.values() if v.pk in evaluated]
+    for ds in Dataset.objects.filter(pk__in=with_scores, in_suite=True).prefetch_related("languages"):
+        version = current[ds.pk]
+        try:
+            spec = get_task(ds.task)
+        except UnknownTask:
+            continue
+        info = DatasetInfo(
+            ds.pk, ds.name, spec.name, spec.primary_metric, spec.secondary_metric, version.pk, version.fingerprint, protocol
+        )
+        for board in {lang.board for lang in ds.languages.all()}:
+            boards[suite_code(board)].append(info)
+    return {code: sorted(infos, key=lambda i: i.name) for code, infos in boards.items()}
+
+
 def load_board_data(code: str, datasets: list[DatasetInfo]) -> BoardData:
     """Iteration scores of every entry on the board's datasets (primary and secondary),
     counting only each dataset's board version and protocol, one commit per entry."""
@@ -282,6 +325,12 @@ def board_seed(code: str) -> int:
     return ranking.DEFAULT_SEED + zlib.crc32(code.encode()) % 100_000
 
 
+def board_name(code: str) -> str:
+    if code.endswith(SUITE_SUFFIX):
+        return f"{language_name(code.removesuffix(SUITE_SUFFIX))} (evaluated here)"
+    return language_name(code)
+
+
 def compute_language_board(data: BoardData, *, replicates: int) -> ComputedBoard:
     result = ranking.rank_language_board(
         data.primary_array(), [d.task for d in data.datasets], replicates=replicates, seed=board_seed(data.code)
@@ -313,7 +362,7 @@ def compute_language_board(data: BoardData, *, replicates: int) -> ComputedBoard
         )
     return ComputedBoard(
         code=data.code,
-        name=language_name(data.code),
+        name=board_name(data.code),
         kind="language",
         boards=[],
         datasets=[d.as_json() for d in data.datasets],
@@ -364,13 +413,19 @@ def compute_group_board(code: str, name: str, languages: list[ComputedBoard]) ->
 
 
 def plan_boards(requested: Iterable[str] | None, available: dict[str, list[DatasetInfo]]) -> tuple[list[str], list[str]]:
-    """(language boards, group boards) to compute for a request (None = everything)."""
+    """(language boards, group boards) to compute for a request (None = everything).
+
+    ``available`` holds published and suite boards; asking for a language (``da``, ``nb``)
+    refreshes both of its boards, and either alone is enough for the request to be known."""
     groups_ok = {slug for slug, (_, members) in GROUPS.items() if all(m in available for m in members)}
     if requested is None:
         return sorted(available), sorted(groups_ok)
     languages: set[str] = set()
     groups: set[str] = set()
     for code in requested:
+        if code in available and code.endswith(SUITE_SUFFIX):
+            languages.add(code)
+            continue
         if code in GROUPS:
             if code not in groups_ok:
                 missing = [m for m in GROUPS[code][1] if m not in available]
@@ -379,9 +434,12 @@ def plan_boards(requested: Iterable[str] | None, available: dict[str, list[Datas
             languages.update(GROUPS[code][1])
         else:
             board = Language.objects.filter(code=code).values_list("board", flat=True).first() or code
-            if board not in available:
+            found = [b for b in (board, suite_code(board)) if b in available]
+            if not found:
                 raise UnknownBoard(f"no leaderboard datasets with results for language {code!r}")
-            languages.add(board)
+            languages.update(found)
+            if board not in available:
+                continue
             groups.update(slug for slug in groups_ok if board in GROUPS[slug][1])
     for slug in groups:
         languages.update(GROUPS[slug][1])
@@ -393,7 +451,7 @@ def compute_boards(requested: Iterable[str] | None = None, *, replicates: int | 
         replicates = settings.RANK_BOOTSTRAP_REPLICATES
         if 0 < replicates < 100:
             log.warning("RANK_BOOTSTRAP_REPLICATES=%s: intervals need at least 100 replicates", replicates)
-    available = board_datasets()
+    available = {**board_datasets(), **suite_datasets()}
     languages, groups = plan_boards(requested, available)
     computed = {code: compute_language_board(load_board_data(code, available[code]), replicates=replicates) for code in languages}
     out = list(computed.values())

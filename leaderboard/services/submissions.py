@@ -58,34 +58,43 @@ def available_dataset_names() -> set[str]:
     return {info.name for info in discover(settings.DATA_DIR)}
 
 
-def leaderboard_datasets():
-    return Dataset.objects.filter(counts_toward_leaderboard=True).prefetch_related("languages")
+def registered_datasets():
+    return Dataset.objects.prefetch_related("languages")
+
+
+def suite_datasets():
+    return Dataset.objects.filter(in_suite=True).prefetch_related("languages")
 
 
 def board_choices() -> list[tuple[str, str]]:
-    """Boards that have leaderboard datasets the engine can evaluate, for the form."""
+    """Boards with registered datasets the engine can evaluate here (the suite), for the form."""
     available = available_dataset_names()
     boards: set[str] = set()
-    for dataset in leaderboard_datasets():
+    for dataset in suite_datasets():
         if dataset.name in available:
             boards.update(board_of(lang.code) for lang in dataset.languages.all())
     return [(code, f"{language_name(code)} ({code})") for code in sorted(boards, key=language_name)]
 
 
 def plan_datasets(boards: list[str] | None) -> tuple[list[str], list[str]]:
-    """(datasets to evaluate, leaderboard datasets of those boards missing from the data directory).
+    """(datasets to evaluate, published leaderboard datasets of those boards that cannot be).
 
-    ``boards`` empty means every board with leaderboard datasets: which languages a model
-    "has" is not something the Hub states reliably, so the demo evaluates them all.
+    A submission is evaluated on the suite: every dataset of the data directory in the suite
+    (``Dataset.in_suite``) whose language feeds one of ``boards`` (empty: every board).
+    Published boards also count
+    datasets known only from imported results; those are listed as not evaluable here.
     """
     wanted = set(boards or [])
     available = available_dataset_names()
     planned, missing = [], []
-    for dataset in leaderboard_datasets():
+    for dataset in registered_datasets():
         dataset_boards = {board_of(lang.code) for lang in dataset.languages.all()}
         if wanted and not dataset_boards & wanted:
             continue
-        (planned if dataset.name in available else missing).append(dataset.name)
+        if dataset.name in available and dataset.in_suite:
+            planned.append(dataset.name)
+        elif dataset.counts_toward_leaderboard and dataset.name not in available:
+            missing.append(dataset.name)
     return sorted(planned), sorted(missing)
 
 

@@ -150,3 +150,49 @@ def test_the_board_page_says_what_is_not_counted_and_why(board, client):
     assert parser.notes == [
         "not counted: angry-tweets: evaluated on dataset version sha256:abababababab; the board counts version published"
     ]
+
+
+SUITE_VERSION = "sha256:" + "cd" * 32
+
+
+def _suite_dataset(name, task):
+    """A data-directory dataset in the suite that does not count on the published board."""
+    ds = dataset(name, task, ["da"], counts=False)
+    ds.versions.create(fingerprint=SUITE_VERSION, origin="data-dir")
+    return ds
+
+
+def test_suite_board_ranks_only_this_deployments_versions_and_protocol(settings):
+    """A suite board (``da-suite``) counts the data directory's folder versions under the
+    deployment's protocol: a slice ranks there among slices, and nowhere else."""
+    settings.EVALUATION_ITERATIONS, settings.EVALUATION_TEST_LIMIT = 3, 32
+    sent = dataset("angry-tweets", "sentiment-classification", ["da"])
+    add_evaluation("org/published", sent, it(0.8, seed=90))  # the published board's own
+    la = _suite_dataset("scala-da", "linguistic-acceptability")
+    for k, (model_id, quality) in enumerate([("org/a", 0.9), ("org/b", 0.3)]):
+        add_evaluation(model_id, la, it(quality, n=3, seed=91 + k), version=SUITE_VERSION, test_limit=32)
+    add_evaluation("org/full", la, it(0.5, seed=95), version=SUITE_VERSION)  # 10 iterations, full split
+    run = aggregate(replicates=REPS)
+    assert "da-suite" in run.boards and "da" in run.boards
+    suite = {e.model.model_id: e for e in LeaderboardEntry.objects.filter(leaderboard_id="da-suite")}
+    assert suite["org/a"].rank == 1 and suite["org/b"].rank_score is not None
+    assert suite["org/a"].rank_score_ci_low <= suite["org/a"].rank_score <= suite["org/a"].rank_score_ci_high
+    assert suite["org/full"].rank_score is None
+    assert "10 iterations on the full test split" in suite["org/full"].excluded[0]["reason"]
+    doc = leaderboard_document("da-suite")
+    assert doc["name"] == "Danish (evaluated here)"
+    assert doc["datasets"] == [
+        {"name": "scala-da", "task": "linguistic-acceptability", "primary_metric": "mcc",
+         "secondary_metric": "macro_f1", "version": SUITE_VERSION, "protocol": "iterations=3,test-limit=32"}
+    ]
+    # The published board keeps its own dataset; the suite's scores are not ranked there.
+    published = {e.model.model_id: e for e in LeaderboardEntry.objects.filter(leaderboard_id="da")}
+    assert set(published) == {"org/published"}
+
+
+def test_asking_for_a_language_refreshes_its_suite_board_too(settings):
+    settings.EVALUATION_ITERATIONS, settings.EVALUATION_TEST_LIMIT = 3, 32
+    la = _suite_dataset("scala-da", "linguistic-acceptability")
+    add_evaluation("org/a", la, it(0.9, n=3, seed=96), version=SUITE_VERSION, test_limit=32)
+    run = aggregate(["da"], replicates=REPS)
+    assert run.boards == ["da-suite"]  # no published Danish results: the suite board alone

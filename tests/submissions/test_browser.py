@@ -43,8 +43,8 @@ def test_submit_through_the_form_and_find_the_model_on_the_leaderboard(
     worker, datasets, empty_gpu_queue, live_server, chromium_page
 ):
     # One Danish leaderboard dataset keeps the evaluation to a minute or two on a CPU.
-    Dataset.objects.update(counts_toward_leaderboard=False)
-    Dataset.objects.filter(name="scala-da").update(counts_toward_leaderboard=True)
+    Dataset.objects.update(in_suite=False)
+    Dataset.objects.filter(name="scala-da").update(in_suite=True)
     page = chromium_page
     page.goto(f"{live_server.url}/submit/")
     page.fill("input[name=model_id]", SMOL)

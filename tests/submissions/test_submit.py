@@ -123,7 +123,7 @@ def test_rate_limit_per_address_and_staff_exempt(client, datasets):
 def test_no_datasets_for_language_is_refused(client, datasets):
     from leaderboard.models import Dataset
 
-    Dataset.objects.update(counts_toward_leaderboard=False)
+    Dataset.objects.update(in_suite=False)
     response = post(client, model_id=SMOL)
     assert response.status_code == 400
     assert "no leaderboard dataset" in response.content.decode()

@@ -38,7 +38,7 @@ def test_a_stale_message_after_a_requeue_is_ignored(model):
 
 
 def test_resume_with_every_dataset_stored_finishes_without_evaluating(datasets, model, empty_gpu_queue):
-    Dataset.objects.exclude(name="scala-da").update(counts_toward_leaderboard=False)
+    Dataset.objects.exclude(name="scala-da").update(in_suite=False)
     submission = Submission.objects.create(
         model=model, languages=["da"], status=SubmissionStatus.RUNNING, attempts=1, celery_task_id="t")
     import_record(

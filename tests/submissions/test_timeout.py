@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 @override_settings(EVALUATION_ITERATIONS=2, EVALUATION_TEST_LIMIT=8, GLOSSA_EVAL_SOFT_TIME_LIMIT=2)
 def test_soft_time_limit_fails_the_submission_with_a_reason(datasets):
-    Dataset.objects.exclude(name="scala-da").update(counts_toward_leaderboard=False)
+    Dataset.objects.exclude(name="scala-da").update(in_suite=False)
     model = LanguageModel.objects.create(model_id=SMOL)
     submission = Submission.objects.create(model=model, languages=["da"], few_shot=False)  # shorter prompts
     armed = []

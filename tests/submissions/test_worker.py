@@ -25,8 +25,8 @@ DATASETS = ["lcc-europarl-sentiment-da", "scala-da"]
 @pytest.fixture
 def two_danish_datasets(datasets):
     """Only two small Danish datasets count, so the worker evaluates exactly these."""
-    Dataset.objects.update(counts_toward_leaderboard=False)
-    Dataset.objects.filter(name__in=DATASETS).update(counts_toward_leaderboard=True)
+    Dataset.objects.update(in_suite=False)
+    Dataset.objects.filter(name__in=DATASETS).update(in_suite=True)
     assert service.plan_datasets(["da"]) == (DATASETS, [])
 
 
