@@ -1,6 +1,7 @@
-"""The whole product in a browser: paste a model id into the form, watch the submission
-page update itself, find the model on its language's leaderboard. Headless Chromium,
-a live server, a real Celery worker, the real engine on the bundled SmolLM2."""
+"""The whole product in a browser, from the repository's own data: paste a model id into
+the form, watch the submission page update itself, find the model ranked with an interval
+on its language's suite board, among the bundled models the repository seeds it with.
+Headless Chromium, a live server, a real Celery worker, the real engine on SmolLM2."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.models import Dataset, LeaderboardEntry, Submission, SubmissionStatus
+from leaderboard.models import Dataset, Evaluation, LeaderboardEntry, Submission, SubmissionStatus
+from leaderboard.services.export import leaderboard_document
 
 from .conftest import SMOL
 from .worker import wait_for
@@ -18,6 +20,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(trans
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+SUITE_RESULTS = Path(__file__).resolve().parents[2] / "data" / "results" / "suite"
+DEMO_PROTOCOL = {"GLOSSA_ITERATIONS": "3", "GLOSSA_TEST_LIMIT": "32", "GLOSSA_MAX_TRAIN_STEPS": "60"}
 
 
 @pytest.fixture
@@ -39,16 +43,42 @@ def chromium_page():
         assert errors == [], f"JavaScript errors: {errors}"
 
 
-def test_submit_through_the_form_and_find_the_model_on_the_leaderboard(
-    worker, datasets, empty_gpu_queue, live_server, chromium_page
+@pytest.fixture(scope="module")
+def worker(django_db_setup, django_db_blocker, tmp_path_factory):
+    """A worker on the demo's protocol (3 iterations on the first 32 test rows): the protocol
+    the repository's seed results were made with, so the submission joins their board."""
+    from .conftest import broker
+    from .worker import Worker
+
+    broker().delete("gpu", "default", "unacked", "unacked_index")
+    running = Worker(tmp_path_factory.mktemp("celery"), **DEMO_PROTOCOL).start()
+    yield running
+    running.stop()
+    broker().delete("gpu", "default")
+
+
+@pytest.fixture
+def repository_data(datasets, settings):
+    """The repository's own data as `make demo` loads it (nothing from outside the clone):
+    the data pack registered, then the suite's seed results of the bundled models."""
+    from leaderboard.services.results_import import import_file
+
+    settings.EVALUATION_ITERATIONS, settings.EVALUATION_TEST_LIMIT = 3, 32
+    seeds = sorted(SUITE_RESULTS.glob("*.jsonl"))
+    assert seeds, f"no seed results in {SUITE_RESULTS}"
+    for path in seeds:
+        report = import_file(path)
+        assert report.errors == [] and report.imported > 0, report.summary()
+    # One Danish dataset keeps the evaluation to a minute or two on a CPU.
+    Dataset.objects.exclude(name="scala-da").update(in_suite=False)
+
+
+def test_submit_through_the_form_and_find_the_model_ranked_among_its_peers(
+    worker, repository_data, empty_gpu_queue, live_server, chromium_page
 ):
-    # One Danish leaderboard dataset keeps the evaluation to a minute or two on a CPU.
-    Dataset.objects.update(in_suite=False)
-    Dataset.objects.filter(name="scala-da").update(in_suite=True)
     page = chromium_page
     page.goto(f"{live_server.url}/submit/")
     page.fill("input[name=model_id]", SMOL)
-    assert page.input_value("input[name=revision]") == "main"
     assert page.input_value("select[name=few_shot]") == "few"
     page.check("input[name=languages][value=da]")
     page.click("button[type=submit]")
@@ -58,18 +88,36 @@ def test_submit_through_the_form_and_find_the_model_on_the_leaderboard(
     submission = Submission.objects.get()
     assert submission.model.model_id == SMOL and submission.few_shot and submission.languages == ["da"]
     # The page follows the submission by itself (JavaScript poll, meta refresh without it).
-    page.wait_for_selector('#submission-status[data-status="FINISHED"]', timeout=300_000)
+    page.wait_for_selector('#submission-status[data-status="FINISHED"]', timeout=400_000)
     submission.refresh_from_db()
     assert submission.status == SubmissionStatus.FINISHED and submission.attempts == 1
     assert "1 of 1 datasets" in page.inner_text("dl.submission-facts")
     assert page.locator('tr[data-dataset="scala-da"]').inner_text().split()[1] == "done"
 
-    # aggregate_boards runs on queue default; then the board lists the model
-    wait_for(lambda: LeaderboardEntry.objects.filter(leaderboard__code="da", model=submission.model).exists(),
-             90, "the Danish board to include the model", worker)
-    page.click('a[href="/leaderboards/da/"]')
-    page.wait_for_url("**/leaderboards/da/")
-    names = page.eval_on_selector_all("#board-table tbody th.c-model", "els => els.map(e => e.getAttribute('data-v'))")
-    assert SMOL in names
+    # aggregate_boards runs on queue default; then the suite board ranks the model.
+    ranked = LeaderboardEntry.objects.filter(leaderboard__code="da-suite", model=submission.model, rank__isnull=False)
+    wait_for(ranked.exists, 90, "the Danish suite board to rank the model", worker)
+    page.goto(f"{live_server.url}/")
+    page.click('#suite-boards a[href="/leaderboards/da-suite/"]')
+    page.wait_for_url("**/leaderboards/da-suite/")
+    rows = page.locator("#board-table tbody.ranked tr")
+    names = [rows.nth(i).locator("th.c-model").get_attribute("data-v") for i in range(rows.count())]
+    assert SMOL in names and len(names) >= 2, names  # ranked among the seeded bundled models
+    row = rows.nth(names.index(SMOL))
+    rank, interval = row.locator("td.c-rank").inner_text(), row.locator("td.c-score .ci").inner_text()
+    assert rank.strip().isdigit() and "–" in interval, (rank, interval)
+
+    # Every ranked entry on that board ran on the same dataset version under the same protocol.
+    doc = leaderboard_document("da-suite")
+    [scala] = doc["datasets"]
+    assert scala["name"] == "scala-da" and scala["protocol"] == "iterations=3,test-limit=32"
+    assert scala["version"].startswith("sha256:")
+    ranked_entries = [e for e in doc["entries"] if e["rank"] is not None]
+    assert {e["scores"]["scala-da"]["dataset_version"] for e in ranked_entries} == {scala["version"]}
+    counted = Evaluation.objects.filter(
+        dataset__name="scala-da", dataset_version__fingerprint=scala["version"], num_iterations=3, test_limit=32
+    )
+    assert counted.filter(model=submission.model).exists()
+    assert {e["model"] for e in ranked_entries} <= set(counted.values_list("model__model_id", flat=True))
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "submission-on-da-board.png"), full_page=True)
+    page.screenshot(path=str(ARTIFACTS / "submission-on-da-suite-board.png"), full_page=True)

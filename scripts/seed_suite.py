@@ -1,0 +1,78 @@
+"""Write the suite's seed results: the bundled models evaluated by the engine on every
+dataset of ``data/datasets`` under the demo's protocol (``make demo``: 3 iterations on the
+first 32 test rows, encoders fine-tuned for at most 60 steps).
+
+    .venv/bin/python scripts/seed_suite.py [--model ID ...] [--print-only]
+
+One ``python -m evaluation run`` per model, printed before it runs; the records go to
+``data/results/suite/<model>.jsonl`` (replaced, not appended). Encoders skip the tasks an
+encoder cannot do (summarization), as the engine says. SmolLM2 is left out by default: it
+is the model the demo invites a user to submit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from evaluation.datasets import discover  # noqa: E402
+from evaluation.errors import EvaluationError  # noqa: E402
+from evaluation.finetune import check_task_supported  # noqa: E402
+from evaluation.models import BUNDLED  # noqa: E402
+
+DATA_DIR = REPO / "data" / "datasets"
+OUTPUT_DIR = REPO / "data" / "results" / "suite"
+DEMO_PROTOCOL = {"iterations": 3, "limit": 32, "max_train_steps": 60}
+SEEDED = ["google/gemma-3-270m", "sentence-transformers/all-MiniLM-L6-v2"]
+
+
+def datasets_for(model_id: str) -> list[str]:
+    names = []
+    for info in discover(DATA_DIR):
+        if BUNDLED[model_id].info.model_type == "encoder":
+            try:
+                check_task_supported(info.task)
+            except EvaluationError:
+                continue
+        names.append(info.name)
+    return names
+
+
+def command(model_id: str) -> list[str]:
+    output = OUTPUT_DIR / f"{model_id.replace('/', '--')}.jsonl"
+    cmd = [".venv/bin/python", "-m", "evaluation", "run", "--model", model_id]
+    for name in datasets_for(model_id):
+        cmd += ["--dataset", name]
+    cmd += [
+        "--iterations", str(DEMO_PROTOCOL["iterations"]), "--limit", str(DEMO_PROTOCOL["limit"]),
+        "--max-train-steps", str(DEMO_PROTOCOL["max_train_steps"]), "--data-dir", "data/datasets",
+        "--output", str(output.relative_to(REPO)),
+    ]
+    return cmd
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", action="append", choices=sorted(BUNDLED), help="default: " + ", ".join(SEEDED))
+    parser.add_argument("--print-only", action="store_true")
+    args = parser.parse_args()
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    for model_id in args.model or SEEDED:
+        cmd = command(model_id)
+        print("HF_HUB_OFFLINE=1 " + shlex.join(cmd), flush=True)
+        if args.print_only:
+            continue
+        (REPO / cmd[-1]).unlink(missing_ok=True)
+        subprocess.run(cmd, cwd=REPO, env=env, check=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
