@@ -104,7 +104,7 @@ def test_a_model_that_cannot_load_fails_with_a_reason_and_log(worker, two_danish
 
 
 def test_cancelling_a_running_submission_terminates_its_task(worker, two_danish_datasets, empty_gpu_queue):
-    outcome = service.submit(SMOL, revision="cancel-me", languages=["da"], client_address="10.0.0.1")
+    outcome = service.submit(SMOL, languages=["da"], client_address="10.0.0.1")
     pk = outcome.submission.pk
     wait_for(lambda: status_of(pk) == SubmissionStatus.RUNNING, 60, "the submission to start", worker, 0.2)
     submission = Submission.objects.get(pk=pk)
