@@ -24,8 +24,21 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from evaluation.encoders.detect import is_encoder_config
-from evaluation.errors import InvalidModelId, ModelLoadError, ModelNotFound, RemoteCodeRequired, RevisionRefused
-from evaluation.revisions import BUNDLED_PREFIX, DEFAULT_BRANCH, Refs, bundled_commit, pin, refusal
+from evaluation.errors import (
+    InvalidModelId,
+    ModelLoadError,
+    ModelNotFound,
+    RemoteCodeRequired,
+    RevisionRefused,
+)
+from evaluation.revisions import (
+    BUNDLED_PREFIX,
+    DEFAULT_BRANCH,
+    Refs,
+    bundled_commit,
+    pin,
+    refusal,
+)
 
 MODEL_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 CACHE_ENV = "GLOSSA_MODEL_CACHE"
@@ -154,7 +167,11 @@ class _HubUnreachable(Exception):
 
 def _hub_call(model_id: str, call):
     """``call()``, with the Hub's answers turned into the engine's errors."""
-    from huggingface_hub.utils import GatedRepoError, RepositoryNotFoundError, RevisionNotFoundError
+    from huggingface_hub.utils import (
+        GatedRepoError,
+        RepositoryNotFoundError,
+        RevisionNotFoundError,
+    )
 
     try:
         return call()

@@ -115,7 +115,12 @@ def resolve(model_id: str, revision: str):
     bundled model's other labels are refused, code ``revision``); remote code is then allowed
     only by an admin's grant for exactly that commit (code ``remote_code``). Nothing is stored.
     """
-    from evaluation.errors import EvaluationError, InvalidModelId, ModelNotFound, RevisionRefused
+    from evaluation.errors import (
+        EvaluationError,
+        InvalidModelId,
+        ModelNotFound,
+        RevisionRefused,
+    )
     from evaluation.models import resolve_model
 
     try:

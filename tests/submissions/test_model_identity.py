@@ -18,7 +18,13 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from leaderboard.models import Evaluation, IterationScore, LanguageModel, RemoteCodeGrant, Submission
+from leaderboard.models import (
+    Evaluation,
+    IterationScore,
+    LanguageModel,
+    RemoteCodeGrant,
+    Submission,
+)
 from leaderboard.services import submissions as service
 from leaderboard.services.results_import import import_record
 from tests.support.fake_hub import FakeHub
