@@ -19,6 +19,12 @@ class ModelNotFound(EvaluationError, LookupError):
     """Neither the bundled catalogue nor the Hugging Face Hub has the model."""
 
 
+class RevisionRefused(EvaluationError, ValueError):
+    """The revision is not one Glossa evaluates: a pull-request ref, a branch other than the
+    default one, a commit outside the default branch and the tags, or (bundled model) any
+    label other than the one revision its package ships."""
+
+
 class RemoteCodeRequired(EvaluationError):
     """The model needs ``trust_remote_code`` and an administrator has not allowed it."""
 
@@ -39,6 +45,7 @@ __all__ = [
     "EvaluationError",
     "InvalidModelId",
     "ModelNotFound",
+    "RevisionRefused",
     "RemoteCodeRequired",
     "ModelLoadError",
     "DatasetNotFound",

@@ -1,7 +1,8 @@
 """Model resolution (fast metadata) and local weights (the GGUF → Hugging Face cache).
 
-:func:`resolve_model` answers "what is this model?" without loading weights: offline from
-the catalogue of bundled models, online from the Hugging Face Hub's metadata.
+:func:`resolve_model` answers "what is this model, at which commit?" without loading weights:
+offline from the catalogue of bundled models, online from the Hugging Face Hub's refs and
+metadata. Which revisions resolve, and to which commit, is :mod:`evaluation.revisions`.
 :func:`local_weights` answers "where are its weights?": a Hugging Face folder on disk,
 converting a bundled GGUF file once into a cached safetensors folder.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import importlib
+import importlib.metadata
 import importlib.util
 import json
 import os
@@ -18,11 +20,25 @@ import re
 import shutil
 import tempfile
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from evaluation.encoders.detect import is_encoder_config
-from evaluation.errors import InvalidModelId, ModelLoadError, ModelNotFound, RemoteCodeRequired
+from evaluation.errors import (
+    InvalidModelId,
+    ModelLoadError,
+    ModelNotFound,
+    RemoteCodeRequired,
+    RevisionRefused,
+)
+from evaluation.revisions import (
+    BUNDLED_PREFIX,
+    DEFAULT_BRANCH,
+    Refs,
+    bundled_commit,
+    pin,
+    refusal,
+)
 
 MODEL_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 CACHE_ENV = "GLOSSA_MODEL_CACHE"
@@ -61,6 +77,25 @@ class BundledModel:
     kind: str  # "gguf-file" | "gguf-assembled" | "hf-folder"
     relpath: str  # file (GGUF) or folder inside the package
 
+    def commit(self) -> str:
+        """The one revision a bundled model has: ``bundled:<package>==<installed version>``."""
+        try:
+            version = importlib.metadata.version(self.package)
+        except importlib.metadata.PackageNotFoundError:
+            raise ModelNotFound(f"model {self.info.model_id!r} is bundled in the package {self.package!r}, which is "
+                                "not installed here; run `make install`") from None
+        return bundled_commit(self.package, version)
+
+    def pinned(self, revision: str) -> ModelInfo:
+        """The model at its one commit. ``revision`` is the default branch (meaning: the bundled
+        one) or that commit itself; any other label is refused."""
+        commit = self.commit()
+        if revision not in (DEFAULT_BRANCH, commit):
+            raise RevisionRefused(
+                f"{self.info.model_id} is evaluated here from its bundled package, which has exactly one revision, "
+                f"{commit}; {revision!r} is not it. Submit it as {DEFAULT_BRANCH!r}.")
+        return replace(self.info, revision=revision, commit_sha=commit)
+
 BUNDLED: dict[str, BundledModel] = {
     "HuggingFaceTB/SmolLM2-135M-Instruct": BundledModel(
         ModelInfo("HuggingFaceTB/SmolLM2-135M-Instruct", model_type="instruction-tuned", num_parameters=134_515_008,
@@ -91,56 +126,90 @@ def hub_offline() -> bool:
     return any(os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
                for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
 
-def resolve_model(model_id: str, revision: str = "main", *, allow_remote_code: bool = False) -> ModelInfo:
-    """Metadata of ``model_id`` without loading weights.
+def resolve_model(model_id: str, revision: str = DEFAULT_BRANCH, *, allow_remote_code: bool = False) -> ModelInfo:
+    """Metadata of ``model_id`` pinned to a commit, without loading weights.
 
-    Offline (``HF_HUB_OFFLINE=1`` or Hub unreachable) only bundled models resolve; online the
-    Hub's metadata is authoritative. Raises :class:`InvalidModelId`, :class:`ModelNotFound` or
+    ``revision`` must pin to a commit (:mod:`evaluation.revisions`): the result's
+    ``commit_sha`` is always set (a 40-hex Hub sha, or a bundled model's
+    ``bundled:<package>==<version>``) and ``revision`` is the label as asked. Offline
+    (``HF_HUB_OFFLINE=1`` or Hub unreachable) only bundled models resolve, at their one
+    revision; online the Hub's refs and metadata are authoritative. Raises
+    :class:`InvalidModelId`, :class:`ModelNotFound`, :class:`RevisionRefused` or
     :class:`RemoteCodeRequired`.
     """
     model_id = validate_model_id(model_id)
+    revision = (revision or "").strip() or DEFAULT_BRANCH
+    reason = refusal(model_id, revision)
+    if reason:
+        raise RevisionRefused(reason)
     bundled = BUNDLED.get(model_id)
+    if revision.startswith(BUNDLED_PREFIX):  # a bundled commit is never a Hub name (':' is not allowed in refs)
+        if bundled is None:
+            raise RevisionRefused(f"{revision!r} names a bundled package, and {model_id} is not a bundled model")
+        return bundled.pinned(revision)
     if hub_offline():
         if bundled is None:
             raise ModelNotFound(
                 f"model {model_id!r} is not available: the Hugging Face Hub is offline here and the model is not "
                 f"bundled (bundled: {', '.join(sorted(BUNDLED))}); set HF_HUB_OFFLINE=0 with internet access")
-        return _with_revision(bundled.info, revision)
+        return bundled.pinned(revision)
     try:
         return _resolve_from_hub(model_id, revision, allow_remote_code=allow_remote_code)
     except _HubUnreachable as exc:
         if bundled is not None:
-            return _with_revision(bundled.info, revision)
+            return bundled.pinned(revision)
         raise ModelNotFound(
             f"model {model_id!r} could not be looked up: the Hugging Face Hub is unreachable ({exc}); "
             "try again later") from None
 
-def _with_revision(info: ModelInfo, revision: str) -> ModelInfo:
-    return ModelInfo(**{**asdict(info), "revision": revision or "main"})
-
 class _HubUnreachable(Exception):
     pass
 
-def _resolve_from_hub(model_id: str, revision: str, *, allow_remote_code: bool) -> ModelInfo:
-    import huggingface_hub
-    from huggingface_hub.utils import GatedRepoError, RepositoryNotFoundError, RevisionNotFoundError
+def _hub_call(model_id: str, call):
+    """``call()``, with the Hub's answers turned into the engine's errors."""
+    from huggingface_hub.utils import (
+        GatedRepoError,
+        RepositoryNotFoundError,
+        RevisionNotFoundError,
+    )
 
-    api = huggingface_hub.HfApi()
     try:
-        meta = api.model_info(model_id, revision=revision, timeout=15)
+        return call()
     except (RepositoryNotFoundError, GatedRepoError):
         raise ModelNotFound(f"model {model_id!r} does not exist on the Hugging Face Hub or is gated/private; "
                             "check the spelling, or accept its licence and provide a token") from None
     except RevisionNotFoundError:
-        raise ModelNotFound(f"model {model_id!r} has no revision {revision!r} on the Hugging Face Hub") from None
+        raise ModelNotFound(f"model {model_id!r} has no such revision on the Hugging Face Hub") from None
     except Exception as exc:  # connection errors, timeouts, offline mode
         raise _HubUnreachable(type(exc).__name__) from None
+
+def pin_on_hub(api, model_id: str, revision: str) -> str:
+    """The full commit sha ``revision`` names on the Hub (:func:`evaluation.revisions.pin`)."""
+    git_refs = _hub_call(model_id, lambda: api.list_repo_refs(model_id))
+    refs = Refs(branches={ref.name: ref.target_commit for ref in git_refs.branches},
+                tags={ref.name: ref.target_commit for ref in git_refs.tags})
+
+    def history() -> list[str]:
+        return [c.commit_id for c in _hub_call(model_id, lambda: api.list_repo_commits(model_id,
+                                                                                        revision=DEFAULT_BRANCH))]
+
+    return pin(model_id, revision, refs, history)
+
+def _resolve_from_hub(model_id: str, revision: str, *, allow_remote_code: bool) -> ModelInfo:
+    import huggingface_hub
+
+    api = huggingface_hub.HfApi()
+    commit = pin_on_hub(api, model_id, revision)
+    meta = _hub_call(model_id, lambda: api.model_info(model_id, revision=commit, timeout=15))
+    if meta.sha and meta.sha != commit:
+        raise ModelNotFound(f"the Hugging Face Hub answered commit {meta.sha} of {model_id!r} when asked for {commit}")
     config = dict(meta.config or {})
     requires_remote = bool(config.get("auto_map"))
     if requires_remote and not allow_remote_code:
         raise RemoteCodeRequired(f"model {model_id!r} needs custom code from its repository (trust_remote_code); "
-                                 "an administrator must allow remote code for it before it can be evaluated")
-    full_config = _hub_config(model_id, meta.sha or revision)
+                                 f"an administrator must allow remote code for it at commit {commit} before it "
+                                 "can be evaluated")
+    full_config = _hub_config(model_id, commit)
     tokenizer_config = config.get("tokenizer_config") or {}
     # config.json decides the architecture: the Hub's short config lacks is_decoder & co.
     model_type = classify_architecture({**config, **full_config}, tokenizer_config.get("chat_template"))
@@ -151,7 +220,7 @@ def _resolve_from_hub(model_id: str, revision: str, *, allow_remote_code: bool) 
     license_ = card.get("license") if isinstance(card, dict) else getattr(card, "license", None)
     text_config = full_config.get("text_config") or full_config
     return ModelInfo(
-        model_id=model_id, revision=revision, commit_sha=meta.sha, model_type=model_type,
+        model_id=model_id, revision=revision, commit_sha=commit, model_type=model_type,
         num_parameters=num_params, vocabulary_size=text_config.get("vocab_size"),
         max_sequence_length=text_config.get("max_position_embeddings"),
         precision=str(full_config.get("torch_dtype") or full_config.get("dtype") or "") or None,

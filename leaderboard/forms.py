@@ -54,7 +54,8 @@ class SubmissionForm(forms.Form):
         max_length=100,
         initial="main",
         required=False,
-        help_text="Branch, tag or commit; pinned to the commit when the Hub reports one.",
+        help_text="The default branch (main), a tag or a commit sha; pinned to its commit. "
+        "Pull requests and other branches are refused.",
     )
     few_shot = forms.TypedChoiceField(
         label="Variant",
@@ -82,6 +83,7 @@ class SubmissionForm(forms.Form):
         revision = (self.cleaned_data.get("revision") or "").strip() or "main"
         if not _REVISION_RE.match(revision) or ".." in revision:
             raise ValidationError(
-                "A revision is a branch, tag or commit: letters, digits, '.', '_', '-' and '/'.", code="invalid_revision"
+                "A revision is the default branch, a tag or a commit: letters, digits, '.', '_', '-' and '/'.",
+                code="invalid_revision",
             )
         return revision

@@ -25,6 +25,7 @@ from evaluation.datasets import SPLITS, DatasetInfo, InvalidDataset, find_local
 from evaluation.tasks import METRIC_LABELS, TASKS, get_task
 from leaderboard.languages import GROUPS, language_name
 from leaderboard.identity import METHODOLOGY_PROTOCOL, PUBLISHED, InvalidProtocol, Protocol, short_fingerprint
+from leaderboard.model_history import commit_history, short_commit
 from leaderboard.suite import suite_protocol
 from leaderboard.ranking import entry_display_name  # noqa: F401  (the contract's display name)
 from leaderboard.models import (
@@ -582,7 +583,7 @@ def find_model(model_id: str) -> LanguageModel | None:
 def model_page(model: LanguageModel) -> dict:
     evaluations = list(
         Evaluation.objects.filter(model=model)
-        .select_related("dataset")
+        .select_related("dataset", "dataset_version")
         .order_by("dataset__task", "dataset__name", "-few_shot", "validation_split")
     )
     scores = _load_scores([e.id for e in evaluations])
@@ -648,9 +649,13 @@ def model_page(model: LanguageModel) -> dict:
             ),
             "task_rank_scores": e.task_rank_scores,
             "missing": ", ".join(e.missing_datasets or []),
+            "commit": e.commit_sha,
+            "commit_short": short_commit(e.commit_sha) if e.commit_sha else "",
         }
         for e in entries
     ]
+    history = commit_history(model, evaluations, scores, {e.commit_sha for e in entries if e.commit_sha},
+                             _metric_summary)
     submissions = list(Submission.objects.filter(model=model).order_by("-created_at")[:50])
     badge, type_label = MODEL_TYPES.get(model.model_type, MODEL_TYPES[ModelType.UNKNOWN])
     return {
@@ -663,6 +668,8 @@ def model_page(model: LanguageModel) -> dict:
         "evaluations": rows,
         "boards": boards,
         "submissions": submissions,
+        "history": history,
+        "pinned_commit_short": short_commit(model.pinned_commit) if model.pinned_commit else "",
     }
 
 

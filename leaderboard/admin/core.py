@@ -6,7 +6,6 @@ from leaderboard.models import (
     Evaluation,
     IterationScore,
     LanguageGroup,
-    LanguageModel,
     LeaderboardEntry,
 )
 
@@ -23,13 +22,6 @@ class DatasetAdmin(admin.ModelAdmin):
     list_editable = ("counts_toward_leaderboard",)
     search_fields = ("name", "description")
     filter_horizontal = ("languages",)
-
-
-@admin.register(LanguageModel)
-class LanguageModelAdmin(admin.ModelAdmin):
-    list_display = ("model_id", "model_type", "num_parameters", "precision", "pinned_commit")
-    list_filter = ("model_type",)
-    search_fields = ("model_id",)
 
 
 class IterationScoreInline(admin.TabularInline):

@@ -26,6 +26,7 @@ from typing import Iterable, Iterator
 
 from django.db import transaction
 
+from evaluation.revisions import is_commit_id
 from evaluation.tasks import METRIC_LABELS, NON_TASKS, UnknownTask, canonical_metric, canonical_task, get_task
 from leaderboard.identity import FULL_SPLIT, PUBLISHED, Protocol
 from leaderboard.languages import board_of, language_name
@@ -40,7 +41,6 @@ from leaderboard.models import (
 
 IMPORTED, UPDATED, UNCHANGED = "imported", "updated", "unchanged"
 FINGERPRINT = re.compile(r"^sha256:[0-9a-f]{64}$")
-COMMIT_SHA = re.compile(r"^[0-9a-f]{40}$")
 GENERATIVE_TYPES = {
     "base": ModelType.BASE,
     "instruction_tuned": ModelType.INSTRUCTION_TUNED,
@@ -225,8 +225,9 @@ def parse_record(record: object) -> ParsedRecord:
     elif not isinstance(dataset_version, str) or not FINGERPRINT.match(dataset_version):
         raise InvalidRecord("dataset_version must be 'sha256:' and 64 hexadecimal digits")
     commit_sha = record.get("model_commit") or ""
-    if not isinstance(commit_sha, str) or (commit_sha and not COMMIT_SHA.match(commit_sha)):
-        raise InvalidRecord("model_commit must be a 40-character hexadecimal commit sha")
+    if not isinstance(commit_sha, str) or (commit_sha and not is_commit_id(commit_sha)):
+        raise InvalidRecord("model_commit must be a 40-character hexadecimal commit sha "
+                            "(or a bundled model's 'bundled:<package>==<version>')")
     test_limit = record.get("limit")
     if test_limit is None:
         test_limit = FULL_SPLIT

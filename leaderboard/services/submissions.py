@@ -45,7 +45,7 @@ class SubmissionRefused(Exception):
 @dataclass(frozen=True)
 class SubmitOutcome:
     submission: Submission
-    created: bool  # False: the same model + revision + variant was already there
+    created: bool  # False: the same model + commit + variant was already there
 
 
 # --- which datasets --------------------------------------------------------------------
@@ -118,31 +118,46 @@ def _lookup_source() -> str:
 
 
 def resolve(model_id: str, revision: str):
-    """The engine's ModelInfo, or SubmissionRefused saying which source failed and why."""
-    from evaluation.errors import EvaluationError, InvalidModelId, ModelNotFound, RemoteCodeRequired
+    """The engine's ModelInfo pinned to a commit, or SubmissionRefused saying why.
+
+    The revision is resolved to its commit first (pull-request refs, other branches and a
+    bundled model's other labels are refused, code ``revision``); remote code is then allowed
+    only by an admin's grant for exactly that commit (code ``remote_code``). Nothing is stored.
+    """
+    from evaluation.errors import (
+        EvaluationError,
+        InvalidModelId,
+        ModelNotFound,
+        RevisionRefused,
+    )
     from evaluation.models import resolve_model
 
-    allowed = False  # TODO(model identity): grants are per (model, commit)
     try:
-        info = resolve_model(model_id, revision, allow_remote_code=allowed)
+        # Remote code is only read here (config.json), never run: whether it may run is the grant's question below.
+        info = resolve_model(model_id, revision, allow_remote_code=True)
     except InvalidModelId as exc:
         raise SubmissionRefused(str(exc), code="invalid_model_id") from None
-    except RemoteCodeRequired:
-        raise SubmissionRefused(
-            f"{model_id} needs to run its own Python code (trust_remote_code). Glossa does not run a "
-            "model's code unless an administrator has allowed that model; ask on the issue tracker.",
-            code="remote_code",
-        ) from None
+    except RevisionRefused as exc:
+        raise SubmissionRefused(f"Revision refused: {exc}", code="revision") from None
     except ModelNotFound as exc:
         raise SubmissionRefused(f"Model lookup failed in {_lookup_source()}: {exc}", code="not_found") from None
     except EvaluationError as exc:
         raise SubmissionRefused(f"Model lookup failed in {_lookup_source()}: {exc}", code="lookup_failed") from None
-    if getattr(info, "requires_remote_code", False) and not allowed:
+    if not info.commit_sha:  # the engine always pins; never queue an unpinned revision
+        raise SubmissionRefused(f"{model_id} at {revision!r} did not resolve to a commit.", code="revision")
+    if info.requires_remote_code and not _remote_code_granted(info.model_id, info.commit_sha):
         raise SubmissionRefused(
-            f"{model_id} needs to run its own Python code (trust_remote_code); an administrator must allow it first.",
+            f"{model_id} at commit {info.commit_sha} needs to run its own Python code (trust_remote_code). Glossa "
+            "does not run a model's code unless an administrator has allowed it for that exact commit; ask on the "
+            "issue tracker.",
             code="remote_code",
         )
     return info
+
+
+def _remote_code_granted(model_id: str, commit_sha: str) -> bool:
+    model = LanguageModel.objects.filter(model_id=model_id).first()
+    return model is not None and model.allows_remote_code(commit_sha)
 
 
 def _model_row(info) -> LanguageModel:
@@ -173,9 +188,12 @@ def _model_row(info) -> LanguageModel:
 # --- submitting -------------------------------------------------------------------------
 
 
-def find_active(model: LanguageModel, revision: str, few_shot: bool) -> Submission | None:
+def find_active(model: LanguageModel, commit_sha: str, few_shot: bool) -> Submission | None:
+    """The pending, running or finished submission of this model commit and variant, if any."""
     return (
-        Submission.objects.filter(model=model, revision=revision, few_shot=few_shot, status__in=ACTIVE_SUBMISSION_STATUSES)
+        Submission.objects.filter(
+            model=model, commit_sha=commit_sha, few_shot=few_shot, status__in=ACTIVE_SUBMISSION_STATUSES
+        )
         .order_by("-created_at")
         .first()
     )
@@ -190,12 +208,14 @@ def submit(
     client_address: str | None = None,
     user=None,
 ) -> SubmitOutcome:
-    """Queue ``model_id`` for evaluation, or return the equal submission already there.
+    """Queue ``model_id`` at the commit ``revision`` names, or return the equal submission already there.
 
-    Raises SubmissionRefused (model not found, remote code, no datasets, rate limit).
+    The submission stores the revision as asked and the commit it resolved to; "equal" is the
+    same model, commit and variant. Raises SubmissionRefused (model not found, revision refused,
+    remote code, no datasets, rate limit) before anything is stored.
     """
     info = resolve(model_id, revision)
-    pinned = info.commit_sha or info.revision or revision
+    pinned = info.commit_sha
     model = _model_row(info)
     existing = find_active(model, pinned, few_shot)
     if existing is not None:
@@ -219,8 +239,8 @@ def submit(
         with transaction.atomic():
             submission = Submission.objects.create(
                 model=model,
-                revision=pinned,
-                commit_sha=info.commit_sha or "",
+                revision=info.revision,
+                commit_sha=pinned,
                 few_shot=few_shot,
                 languages=boards,
                 status=SubmissionStatus.PENDING,
@@ -232,7 +252,7 @@ def submit(
             )
             transaction.on_commit(lambda: enqueue(submission.pk, task_id))
     except IntegrityError:
-        # Someone submitted the same model + revision + variant a moment ago: show theirs.
+        # Someone submitted the same model + commit + variant a moment ago: show theirs.
         if reservation is not None:
             ratelimit.release(client_address, reservation)
         existing = find_active(model, pinned, few_shot)
@@ -297,7 +317,7 @@ def requeue(submission: Submission) -> Submission:
                 transaction.on_commit(lambda: enqueue(submission.pk, task_id))
     except IntegrityError:
         raise SubmissionRefused(
-            "The same model, revision and variant is already pending, running or finished in another submission.",
+            "The same model, commit and variant is already pending, running or finished in another submission.",
             code="duplicate",
         ) from None
     submission.refresh_from_db()

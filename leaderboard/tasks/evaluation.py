@@ -57,6 +57,8 @@ class LogBuffer(logging.Handler):
 
 
 def _evaluation_settings(submission: Submission):
+    """The engine's settings: the model at the submission's pinned commit (the revision only for
+    a submission from before commits were pinned), remote code only by a grant for that commit."""
     from evaluation.runner import EvaluationSettings
 
     return EvaluationSettings(
@@ -74,6 +76,21 @@ def _evaluation_settings(submission: Submission):
 
 def _completed(submission: Submission) -> set[str]:
     return set(submission.evaluations.filter(num_iterations__gt=0).values_list("dataset__name", flat=True))
+
+
+def _as_submitted(record: dict, submission: Submission) -> dict:
+    """The engine's record with the revision as the submitter asked it (the engine saw the commit).
+
+    The record's ``model_commit`` must be the submission's commit: the engine resolves the
+    commit it is given, so anything else means the weights evaluated are not the ones submitted.
+    """
+    from evaluation.errors import EvaluationError
+
+    commit = record.get("model_commit") or ""
+    if submission.commit_sha and commit != submission.commit_sha:
+        raise EvaluationError(f"the engine evaluated commit {commit or 'unknown'} of {submission.model.model_id}, "
+                              f"not the submitted commit {submission.commit_sha}; nothing was stored")
+    return {**record, "model_revision": submission.revision}
 
 
 def _is_cancelled(submission_id: int) -> bool:
@@ -159,6 +176,7 @@ def run_submission(submission_id: int, task_id: str = "") -> str:
 
         def on_record(record: dict) -> None:
             name = record.get("dataset")
+            record = _as_submitted(record, submission)
             with transaction.atomic():
                 current = Submission.objects.select_for_update().get(pk=submission_id)
                 if current.status != SubmissionStatus.RUNNING:

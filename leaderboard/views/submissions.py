@@ -14,6 +14,9 @@ from leaderboard.services import submissions as service
 
 LIVE_STATUSES = (SubmissionStatus.PENDING, SubmissionStatus.RUNNING)
 REFRESH_SECONDS = 5
+# The form field a refusal is shown on (others are shown above the form).
+ERROR_FIELDS = {"invalid_model_id": "model_id", "not_found": "model_id", "remote_code": "model_id",
+                "lookup_failed": "model_id", "revision": "revision"}
 
 
 def client_address(request) -> str | None:
@@ -39,7 +42,7 @@ def submit(request):
                     user=request.user,
                 )
             except service.SubmissionRefused as exc:
-                form.add_error("model_id" if exc.code in {"invalid_model_id", "not_found", "remote_code", "lookup_failed"} else None, str(exc))
+                form.add_error(ERROR_FIELDS.get(exc.code), str(exc))
                 status = 429 if exc.code == "rate_limited" else 400
             else:
                 if outcome.created:
@@ -47,7 +50,7 @@ def submit(request):
                 else:
                     messages.info(
                         request,
-                        f"{outcome.submission.model.model_id} at this revision and variant was already submitted: "
+                        f"{outcome.submission.model.model_id} at this commit and variant was already submitted: "
                         "here is that submission.",
                     )
                 return redirect("submission-detail", pk=outcome.submission.pk)

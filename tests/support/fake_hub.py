@@ -19,15 +19,23 @@ unknown revision ``404`` + ``RevisionNotFound``, a missing file ``404`` + ``Entr
 gated repo behaves as on the Hub for a user without access: its metadata and file list are
 public, its files answer ``401`` + ``X-Error-Code: GatedRepo``.
 
-Each repo has commits, each a fixed 40-hex sha; ``main`` resolves to the newest (see
-:meth:`FakeHub.push`), a full sha to that commit, anything else is RevisionNotFound. Every
-request is logged in :attr:`FakeHub.requests` with the revision it asked for.
+* ``GET /api/models/{org}/{name}/refs[?include_prs=1]``: branches, tags (and pull requests),
+  each with its ``targetCommit``.
+* ``GET /api/models/{org}/{name}/commits/{rev}``: the history of ``rev``, newest first, one page.
+
+Each repo has commits, each a fixed 40-hex sha, on branches (``main`` is the default one;
+:meth:`FakeHub.push`), tags (:meth:`FakeHub.tag`) and pull requests (``refs/pr/N``,
+:meth:`FakeHub.open_pull_request`). As on the Hub, a branch, tag or ``refs/pr/N`` resolves to
+its head, and a full sha to that commit wherever it lives, a pull request's included;
+anything else is RevisionNotFound. Every request is logged in :attr:`FakeHub.requests` with
+the revision it asked for.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import struct
 import threading
@@ -47,7 +55,7 @@ HUB_TOKENIZER_KEYS = ("bos_token", "eos_token", "pad_token", "unk_token", "chat_
 @dataclass(frozen=True)
 class HubRequest:
     method: str
-    kind: str  # "model_info" | "tree" | "resolve" | "unknown"
+    kind: str  # "model_info" | "tree" | "resolve" | "refs" | "commits" | "unknown"
     repo_id: str | None
     revision: str | None
     path: str | None  # file path for "resolve"/"tree"
@@ -68,16 +76,41 @@ class _Commit:
         return source.read_bytes() if isinstance(source, Path) else source
 
 
+_PULL_REQUEST = re.compile(r"^refs/pr/([0-9]+)$")
+
+
 @dataclass
 class _Repo:
     repo_id: str
-    commits: list[_Commit] = field(default_factory=list)  # oldest first; main is the last
+    branches: dict[str, list[_Commit]] = field(default_factory=dict)  # name -> history, oldest first
+    tags: dict[str, _Commit] = field(default_factory=dict)
+    pull_requests: dict[int, list[_Commit]] = field(default_factory=dict)  # number -> history
     gated: bool = False
+    made: int = 0  # commits made so far (each sha is unique in the repo)
+
+    @property
+    def commits(self) -> list[_Commit]:
+        """The default branch's history, oldest first."""
+        return self.branches.get("main", [])
+
+    def history(self, revision: str) -> list[_Commit] | None:
+        """The commits reachable from ``revision``, oldest first; None when it names nothing."""
+        if revision in self.branches:
+            return self.branches[revision]
+        if revision in self.tags:
+            return self.history(self.tags[revision].sha)
+        match = _PULL_REQUEST.match(revision)
+        if match:
+            return self.pull_requests.get(int(match.group(1)))
+        for line in [*self.branches.values(), *self.pull_requests.values()]:
+            for index, commit in enumerate(line):
+                if commit.sha == revision:
+                    return line[: index + 1]
+        return None
 
     def commit(self, revision: str) -> _Commit | None:
-        if revision == "main":
-            return self.commits[-1]
-        return next((c for c in self.commits if c.sha == revision), None)
+        line = self.history(revision)
+        return line[-1] if line else None
 
 
 def _files_of(source: Path | Mapping[str, Path | bytes | str]) -> dict[str, Path | bytes]:
@@ -106,18 +139,41 @@ class FakeHub:
             self._repos[repo_id] = _Repo(repo_id, gated=gated)
         return self.push(repo_id, source, replace=True)
 
-    def push(self, repo_id: str, changes: Path | Mapping[str, Path | bytes | str], *, replace: bool = False) -> str:
-        """A new commit on ``main``: the previous files updated with ``changes`` (or replaced by them).
+    def push(self, repo_id: str, changes: Path | Mapping[str, Path | bytes | str], *, replace: bool = False,
+             branch: str = "main") -> str:
+        """A new commit on ``branch``: its files updated with ``changes`` (or replaced by them).
 
-        Older commits stay reachable by their sha, as on the Hub.
+        A new branch starts at ``main``'s head. Older commits stay reachable by their sha, as on the Hub.
         """
         with self._lock:
             repo = self._repos[repo_id]
-            files = {} if replace or not repo.commits else dict(repo.commits[-1].files)
-            files.update(_files_of(changes))
-            sha = hashlib.sha1(f"{repo_id}#{len(repo.commits)}".encode()).hexdigest()
-            repo.commits.append(_Commit(sha, files))
-            return sha
+            line = repo.branches.setdefault(branch, list(repo.branches.get("main", [])))
+            line.append(self._new_commit(repo, line, changes, replace))
+            return line[-1].sha
+
+    def open_pull_request(self, repo_id: str, changes: Mapping[str, Path | bytes | str]) -> tuple[str, str]:
+        """Anyone's pull request on ``main``: returns its ref (``refs/pr/N``) and its commit sha."""
+        with self._lock:
+            repo = self._repos[repo_id]
+            number = len(repo.pull_requests) + 1
+            line = list(repo.commits)
+            line.append(self._new_commit(repo, line, changes, False))
+            repo.pull_requests[number] = line
+            return f"refs/pr/{number}", line[-1].sha
+
+    def tag(self, repo_id: str, name: str, revision: str = "main") -> str:
+        """Tag the commit ``revision`` names; returns its sha."""
+        with self._lock:
+            repo = self._repos[repo_id]
+            repo.tags[name] = repo.commit(revision)
+            return repo.tags[name].sha
+
+    @staticmethod
+    def _new_commit(repo: _Repo, line: list[_Commit], changes, replace: bool) -> _Commit:
+        files = {} if replace or not line else dict(line[-1].files)
+        files.update(_files_of(changes))
+        repo.made += 1
+        return _Commit(hashlib.sha1(f"{repo.repo_id}#{repo.made}".encode()).hexdigest(), files)
 
     def sha(self, repo_id: str, revision: str = "main") -> str:
         return self._repos[repo_id].commit(revision).sha
@@ -247,6 +303,10 @@ class _Handler(BaseHTTPRequestHandler):
             rest = parts[4:]
             if not rest or (len(rest) == 2 and rest[0] == "revision"):
                 return self._model_info(repo_id, rest[1] if rest else "main", head)
+            if rest == ["refs"]:
+                return self._refs(repo_id, "include_prs" in query, head)
+            if len(rest) == 2 and rest[0] == "commits":
+                return self._commits(repo_id, rest[1], head)
             if len(rest) >= 2 and rest[0] == "tree":
                 recursive = query.get("recursive", ["false"])[0].lower() == "true"
                 return self._tree(repo_id, rest[1], "/".join(rest[2:]), recursive, head)
@@ -265,6 +325,35 @@ class _Handler(BaseHTTPRequestHandler):
                              kind=kind, repo_id=repo_id, revision=revision, path=path)
             return None, None
         return repo, commit
+
+    def _refs(self, repo_id: str, include_prs: bool, head: bool) -> None:
+        repo, _ = self.fake_hub._lookup(repo_id, "main")
+        if repo is None:
+            self._send_error(401, "RepoNotFound", "Repository not found", head, kind="refs", repo_id=repo_id)
+            return
+
+        def ref(name: str, full: str, commit: _Commit) -> dict:
+            return {"name": name, "ref": full, "targetCommit": commit.sha}
+
+        payload = {
+            "branches": [ref(name, f"refs/heads/{name}", line[-1]) for name, line in repo.branches.items()],
+            "converts": [],
+            "tags": [ref(name, f"refs/tags/{name}", commit) for name, commit in repo.tags.items()],
+        }
+        if include_prs:
+            payload["pullRequests"] = [ref(f"refs/pr/{number}", f"refs/pr/{number}", line[-1])
+                                       for number, line in repo.pull_requests.items()]
+        self._send_json(200, payload, head, HubRequest(self.command, "refs", repo_id, None, None, 200))
+
+    def _commits(self, repo_id: str, revision: str, head: bool) -> None:
+        repo, commit = self._commit_or_error("commits", repo_id, revision, head)
+        if commit is None:
+            return
+        with self.fake_hub._lock:
+            line = repo.history(revision) or []
+        payload = [{"id": c.sha, "authors": [{"user": repo_id.split("/")[0]}], "date": "2026-01-01T00:00:00.000Z",
+                    "title": f"commit {c.sha[:7]}", "message": ""} for c in reversed(line)]
+        self._send_json(200, payload, head, HubRequest(self.command, "commits", repo_id, revision, None, 200))
 
     def _model_info(self, repo_id: str, revision: str, head: bool) -> None:
         repo, commit = self._commit_or_error("model_info", repo_id, revision, head)

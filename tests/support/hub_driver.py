@@ -9,6 +9,11 @@ outcome per call back as JSON::
         -> {"ok": <ModelInfo.to_dict()>} | {"error": "ModelNotFound", "message": ...}
     {"op": "local_weights", "info": <ModelInfo dict>}
         -> {"ok": "<folder>"} | {"error": ..., "message": ...}
+    {"op": "submit", "model_id": ..., "revision": "main", "few_shot": true}
+        -> {"ok": {"id", "revision", "commit_sha", "created"}} | {"error": "SubmissionRefused", "code", "message"}
+
+``submit`` runs the site's submission service (Django set up in the child from the
+environment given to :func:`run_calls`: the test database's ``DATABASE_URL``, Redis).
 """
 
 from __future__ import annotations
@@ -37,10 +42,11 @@ def hub_env(endpoint: str, hf_home: Path) -> dict[str, str]:
     return env
 
 
-def run_calls(endpoint: str, hf_home: Path, calls: list[dict], timeout: float = 120) -> list[dict]:
+def run_calls(endpoint: str, hf_home: Path, calls: list[dict], timeout: float = 120,
+              env: dict[str, str] | None = None) -> list[dict]:
     proc = subprocess.run([sys.executable, "-m", "tests.support.hub_driver"], input=json.dumps(calls),
                           capture_output=True, text=True, timeout=timeout, cwd=REPO_ROOT,
-                          env=hub_env(endpoint, hf_home))
+                          env={**hub_env(endpoint, hf_home), **(env or {})})
     if proc.returncode != 0:
         raise RuntimeError(f"hub driver failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -57,9 +63,28 @@ def _call(call: dict) -> dict:
             return {"ok": info.to_dict()}
         if call["op"] == "local_weights":
             return {"ok": str(models.local_weights(models.ModelInfo(**call["info"])))}
+        if call["op"] == "submit":
+            return _submit(call)
         raise ValueError(f"unknown op {call['op']!r}")
     except EvaluationError as exc:
         return {"error": type(exc).__name__, "message": str(exc)}
+
+
+def _submit(call: dict) -> dict:
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
+    django.setup()
+    from leaderboard.services import submissions
+
+    try:
+        outcome = submissions.submit(call["model_id"], revision=call.get("revision", "main"),
+                                     few_shot=call.get("few_shot", True), client_address="10.0.0.1")
+    except submissions.SubmissionRefused as exc:
+        return {"error": "SubmissionRefused", "code": exc.code, "message": str(exc)}
+    submission = outcome.submission
+    return {"ok": {"id": submission.pk, "revision": submission.revision, "commit_sha": submission.commit_sha,
+                   "created": outcome.created}}
 
 
 def main() -> None:
