@@ -76,7 +76,7 @@ class DatasetInfo:
     path: Path | None = None
 
     @classmethod
-    def from_json(cls, meta: object, path: Path | None = None) -> "DatasetInfo":
+    def from_json(cls, meta: object, path: Path | None = None) -> DatasetInfo:
         """Check ``meta`` (parsed ``dataset.json``); :class:`InvalidDataset` says what is wrong."""
         try:
             return cls(**parse_meta(meta), path=path)

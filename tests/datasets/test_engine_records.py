@@ -134,7 +134,8 @@ def test_the_worker_says_why_a_registered_dataset_is_unavailable(settings, data_
 
 @pytest.mark.slow
 @pytest.mark.django_db
-def test_the_worker_evaluates_the_good_dataset_and_fails_only_the_bad_one(settings, data_dir, scala, shared_datasets_dir):
+def test_the_worker_evaluates_the_good_dataset_and_fails_only_the_bad_one(
+        settings, data_dir, scala, shared_datasets_dir):
     settings.DATA_DIR = data_dir
     settings.EVALUATION_ITERATIONS, settings.EVALUATION_TEST_LIMIT = 1, 4
     settings.EVALUATION_OUTPUT_DIR = data_dir.parent / "out"

@@ -84,7 +84,7 @@ def test_split_sizes_that_differ_from_dataset_json_make_an_invalid_dataset(scala
     (copy / "test.jsonl").write_text("".join(lines[:-3]), encoding="utf-8")
     info = by_name(data_dir)["scala-da"]  # discover reads dataset.json only
     with pytest.raises(InvalidDataset, match=r"says splits .*'test': 424.* the files have .*'test': 421"):
-        info.fingerprint
+        _ = info.fingerprint
     with pytest.raises(InvalidDataset, match="the files have"):
         load_dataset("scala-da", data_dir)
 
