@@ -3,7 +3,8 @@
 Appends one EuroEval result record (JSON line) per dataset to FILE, and writes the
 per-sample predictions beside it (``<FILE stem>.predictions/<model>.<dataset>.predictions.jsonl``).
 ``--limit K`` keeps the first K rows of the test split (of val with ``--validation-split``)
-before bootstrapping, so every iteration resamples those K rows.
+before bootstrapping, so every iteration resamples those K rows. A dataset that cannot be
+loaded is reported and skipped; the others are evaluated, and the exit status is then 2.
 """
 
 from __future__ import annotations
@@ -84,12 +85,19 @@ def main(argv: list[str] | None = None) -> int:
         shown = ", ".join(f"{k[5:]}={v:.2f}" for k, v in total.items() if not k.endswith("_se"))
         log.info("%s on %s: %s → %s", record["model"], record["dataset"], shown, output)
 
+    failed: list[str] = []
+
+    def skip(dataset: str, reason: str) -> None:  # one bad dataset does not stop the others
+        failed.append(dataset)
+        print(f"error: {reason}", file=sys.stderr)
+
     try:
-        evaluate_model(args.model, args.dataset, settings, on_record=append, on_progress=_Progress())
+        evaluate_model(args.model, args.dataset, settings, on_record=append, on_progress=_Progress(),
+                       on_dataset_error=skip)
     except EvaluationError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    return 0
+    return 2 if failed else 0
 
 
 if __name__ == "__main__":

@@ -3,6 +3,11 @@
 The model is loaded once; each dataset runs the 10 bootstrap iterations of METHODOLOGY §1
 (few-shot prompts, label scoring or generation, metrics per iteration) and yields one
 record. Outputs are cached by prompt hash, so repeated prompts are computed once.
+
+Every record says what it is a score of: the model commit (``model_commit``), the dataset
+version (``dataset_version``, the folder's fingerprint, and ``dataset_split_sizes``) and the
+protocol (``iterations``, ``limit``). A dataset that cannot be loaded fails alone when the
+caller passes ``on_dataset_error``: the other datasets are still evaluated.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from evaluation.backends.base import Backend, cut_at_stop
 from evaluation.bootstrap import SEED, bootstrap_indices, select_shots
 from evaluation.cache import OutputCache, prompt_key
 from evaluation.datasets import SPLITS, LoadedDataset, load_dataset
-from evaluation.errors import EvaluationError
+from evaluation.errors import DatasetNotFound, EvaluationError, InvalidDataset
 from evaluation.metrics import compute_task_metrics, totals
 from evaluation.models import ModelInfo, local_weights, resolve_model
 from evaluation.predict import closest_label, ner_tags
@@ -49,18 +54,26 @@ class EvaluationSettings:
 
 
 ProgressFn = Callable[[str, int, int], None]
+DatasetErrorFn = Callable[[str, str], None]  # (dataset name, reason)
 
 
 def evaluate_model(model_id: str, dataset_names: Sequence[str], settings: EvaluationSettings | None = None, *,
                    on_record: Callable[[dict], None] | None = None,
-                   on_progress: ProgressFn | None = None) -> list[dict]:
+                   on_progress: ProgressFn | None = None,
+                   on_dataset_error: DatasetErrorFn | None = None) -> list[dict]:
+    """One record per dataset evaluated. A dataset that cannot be loaded (missing, invalid
+    folder) raises, unless ``on_dataset_error`` is given: then it is told the dataset and
+    the reason, and the other datasets are evaluated (the model is not loaded at all when
+    none is left)."""
     settings = settings or EvaluationSettings()
     if settings.iterations < 1:
         raise EvaluationError("iterations must be at least 1")
     if settings.limit is not None and settings.limit < 1:
         raise EvaluationError("limit must be a positive number of test rows")
     info = resolve_model(model_id, settings.revision, allow_remote_code=settings.trust_remote_code)
-    loaded = [load_dataset(name, settings.data_dir) for name in dataset_names]  # fail before loading weights
+    loaded = _load_datasets(dataset_names, settings, on_dataset_error)  # before loading weights
+    if not loaded:
+        return []
     if info.model_type == "encoder":
         return _evaluate_encoder(info, loaded, settings, on_record, on_progress)
     weights = local_weights(info) if not settings.backend.startswith("openai") or info.source == "bundled" else None
@@ -79,6 +92,19 @@ def evaluate_model(model_id: str, dataset_names: Sequence[str], settings: Evalua
     finally:
         backend.close()
     return records
+
+
+def _load_datasets(names: Sequence[str], settings: EvaluationSettings,
+                   on_error: DatasetErrorFn | None) -> list[LoadedDataset]:
+    loaded = []
+    for name in names:
+        try:
+            loaded.append(load_dataset(name, settings.data_dir))
+        except (DatasetNotFound, InvalidDataset) as exc:
+            if on_error is None:
+                raise
+            on_error(name, str(exc))
+    return loaded
 
 
 def _evaluate_encoder(info, loaded, settings, on_record, on_progress) -> list[dict]:
@@ -268,6 +294,8 @@ def build_record(info: ModelInfo, ds_info, task: str, raw: list[dict], settings:
                  backend: Backend, style: str, shot_ids: list[list[int]]) -> dict:
     return {
         "dataset": ds_info.name,
+        "dataset_version": ds_info.fingerprint,
+        "dataset_split_sizes": ds_info.split_sizes,
         "task": task,
         "dataset_languages": list(ds_info.languages),
         "model": info.model_id,

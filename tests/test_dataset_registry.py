@@ -16,9 +16,12 @@ def test_sync_registers_every_shared_dataset_and_is_idempotent(shared_datasets_d
     scala = Dataset.objects.get(name="scala-da")
     assert (scala.task, scala.train_size, scala.val_size, scala.test_size) == ("linguistic-acceptability", 340, 84, 424)
     assert Dataset.objects.get(name="norquad-nb").languages.get().board == "no"
+    version = scala.board_version
+    assert (version.origin, version.train_size, version.val_size, version.test_size) == ("data-dir", 340, 84, 424)
+    assert version.fingerprint.startswith("sha256:") and len(version.fingerprint) == 71
     capsys.readouterr()
     call_command("sync_datasets", "--data-dir", str(shared_datasets_dir))
-    assert "created 0, updated 0, unchanged 19" in capsys.readouterr().out
+    assert "created 0, new version 0, updated 0, unchanged 19, refused 0" in capsys.readouterr().out
 
 
 @pytest.mark.django_db
@@ -39,10 +42,16 @@ def test_a_new_folder_is_a_new_dataset_and_one_official_dataset_per_task(tmp_pat
 
 
 @pytest.mark.django_db
-def test_broken_dataset_json_is_a_clear_error(tmp_path):
+def test_broken_dataset_json_is_reported_and_the_rest_registered(tmp_path, shared_datasets_dir, capsys):
     from django.core.management.base import CommandError
 
+    shutil.copytree(shared_datasets_dir / "scala-da", tmp_path / "scala-da")
     (tmp_path / "broken").mkdir()
     (tmp_path / "broken" / "dataset.json").write_text("{oops")
-    with pytest.raises(CommandError, match="broken/dataset.json: not valid JSON"):
-        call_command("sync_datasets", "--data-dir", str(tmp_path))
+    call_command("sync_datasets", "--data-dir", str(tmp_path))
+    captured = capsys.readouterr()
+    assert "refused broken: dataset.json is not valid JSON" in captured.err
+    assert "created 1, new version 0, updated 0, unchanged 0, refused 1" in captured.out
+    assert list(Dataset.objects.values_list("name", flat=True)) == ["scala-da"]
+    with pytest.raises(CommandError, match="1 folder"):
+        call_command("sync_datasets", "--data-dir", str(tmp_path), "--strict")

@@ -1,5 +1,6 @@
 from django.contrib import admin
 
+from leaderboard.admin.datasets import DatasetAdminForm, DatasetVersionInline
 from leaderboard.models import (
     AggregationRun,
     Dataset,
@@ -17,7 +18,10 @@ class LanguageGroupAdmin(admin.ModelAdmin):
 
 @admin.register(Dataset)
 class DatasetAdmin(admin.ModelAdmin):
-    list_display = ("name", "task", "counts_toward_leaderboard", "train_size", "val_size", "test_size", "origin")
+    form = DatasetAdminForm
+    inlines = [DatasetVersionInline]
+    list_display = ("name", "task", "counts_toward_leaderboard", "board_version", "board_protocol", "origin")
+    list_select_related = ("board_version__dataset",)
     list_filter = ("task", "counts_toward_leaderboard", "origin", "languages")
     list_editable = ("counts_toward_leaderboard",)
     search_fields = ("name", "description")

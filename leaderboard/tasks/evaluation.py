@@ -93,6 +93,15 @@ def _as_submitted(record: dict, submission: Submission) -> dict:
     return {**record, "model_revision": submission.revision}
 
 
+def _unavailable(missing: list[str]) -> dict[str, str]:
+    """Why each of these leaderboard datasets cannot be evaluated here: no folder, or a bad one."""
+    from evaluation.datasets import discover
+
+    refused = {refusal.folder: refusal.reason for refusal in discover(settings.DATA_DIR).refused} if missing else {}
+    return {name: f"its folder is not a valid dataset: {refused[name]}" if name in refused
+            else "not in this deployment's data directory" for name in missing}
+
+
 def _is_cancelled(submission_id: int) -> bool:
     status = Submission.objects.filter(pk=submission_id).values_list("status", flat=True).first()
     return status in (None, SubmissionStatus.CANCELLED)
@@ -155,7 +164,7 @@ def run_submission(submission_id: int, task_id: str = "") -> str:
         todo = [name for name in planned if name not in done]
         progress = {name: {"state": "done"} for name in planned if name in done}
         progress.update({name: {"state": "pending"} for name in todo})
-        progress.update({name: {"state": "unavailable", "note": "not in this deployment's data directory"} for name in missing})
+        progress.update({name: {"state": "unavailable", "note": note} for name, note in _unavailable(missing).items()})
         progress["_worker"] = submission.progress.get("_worker", "")
         Submission.objects.filter(pk=submission_id).update(
             progress=progress, datasets_total=len(planned), datasets_done=len(planned) - len(todo)
@@ -192,11 +201,20 @@ def run_submission(submission_id: int, task_id: str = "") -> str:
             if _is_cancelled(submission_id):
                 raise Cancelled()
 
+        failed: dict[str, str] = {}
+
+        def on_dataset_error(dataset: str, reason: str) -> None:  # this dataset fails, the others go on
+            failed[dataset] = reason
+            logger.error("submission %s: %s cannot be evaluated: %s", submission_id, dataset, reason)
+            _set_progress(submission_id, dataset, {"state": "failed", "note": reason})
+
         if todo:
             evaluate_model(
                 submission.model.model_id, todo, _evaluation_settings(submission),
-                on_record=on_record, on_progress=on_progress,
+                on_record=on_record, on_progress=on_progress, on_dataset_error=on_dataset_error,
             )
+        if failed and len(failed) == len(todo):
+            raise EvaluationError("no dataset could be evaluated: " + "; ".join(failed.values()))
         finished = Submission.objects.filter(pk=submission_id, status=SubmissionStatus.RUNNING).update(
             status=SubmissionStatus.FINISHED, finished_at=timezone.now(), failure_reason="", log_excerpt=log.text()
         )
