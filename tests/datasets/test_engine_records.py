@@ -9,7 +9,7 @@ import pytest
 
 from evaluation.__main__ import main as cli
 from evaluation.datasets import discover, load_dataset
-from evaluation.models import ModelInfo
+from evaluation.models import BUNDLED, ModelInfo
 from evaluation.runner import EvaluationSettings, evaluate_dataset, evaluate_model
 from leaderboard.models import Evaluation, LanguageModel, Submission, SubmissionStatus
 from leaderboard.services.dataset_registry import sync_datasets
@@ -18,6 +18,7 @@ from leaderboard.services.results_import import import_record
 from .conftest import change_row, copy_dataset
 
 SMOL = "HuggingFaceTB/SmolLM2-135M-Instruct"  # bundled: resolves offline without loading weights
+SMOL_COMMIT = BUNDLED[SMOL].commit()  # its one revision
 
 
 class FirstLabelBackend:
@@ -99,7 +100,7 @@ def test_the_worker_fails_a_submission_whose_only_dataset_is_bad_with_the_reason
     lines = (folder / "test.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
     (folder / "test.jsonl").write_text("".join(lines[:-1]), encoding="utf-8")  # discover still passes it
     model = LanguageModel.objects.create(model_id=SMOL)
-    submission = Submission.objects.create(model=model, languages=["da"], commit_sha="b" * 40)
+    submission = Submission.objects.create(model=model, languages=["da"], commit_sha=SMOL_COMMIT)
 
     from leaderboard.tasks.evaluation import run_submission
 
@@ -119,7 +120,7 @@ def test_the_worker_says_why_a_registered_dataset_is_unavailable(settings, data_
     (data_dir / "lcc-europarl-sentiment-da" / "dataset.json").write_text("[]")  # broken after registration
     (data_dir / "scala-da" / "dataset.json").write_text('{"splits": "many"}')
     model = LanguageModel.objects.create(model_id=SMOL)
-    submission = Submission.objects.create(model=model, languages=["da"], commit_sha="c" * 40)
+    submission = Submission.objects.create(model=model, languages=["da"], commit_sha=SMOL_COMMIT)
 
     from leaderboard.tasks.evaluation import run_submission
 
@@ -145,7 +146,7 @@ def test_the_worker_evaluates_the_good_dataset_and_fails_only_the_bad_one(
     lines = (folder / "val.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
     (folder / "val.jsonl").write_text("".join(lines[:-1]), encoding="utf-8")
     model = LanguageModel.objects.create(model_id=SMOL)
-    submission = Submission.objects.create(model=model, languages=["da"], few_shot=False, commit_sha="d" * 40)
+    submission = Submission.objects.create(model=model, languages=["da"], few_shot=False, commit_sha=SMOL_COMMIT)
 
     from leaderboard.tasks.evaluation import run_submission
 
