@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from leaderboard.admin.datasets import DatasetAdminForm, DatasetVersionInline
+from leaderboard.admin.ranking import ReaggregatesOnChange
 from leaderboard.models import (
     AggregationRun,
     Dataset,
@@ -17,8 +18,9 @@ class LanguageGroupAdmin(admin.ModelAdmin):
 
 
 @admin.register(Dataset)
-class DatasetAdmin(admin.ModelAdmin):
+class DatasetAdmin(ReaggregatesOnChange, admin.ModelAdmin):
     form = DatasetAdminForm
+    aggregation_fields = ("board_version", "board_protocol", "counts_toward_leaderboard", "in_suite")
     inlines = [DatasetVersionInline]
     list_display = ("name", "task", "counts_toward_leaderboard", "board_version", "board_protocol", "origin")
     list_select_related = ("board_version__dataset",)
@@ -26,6 +28,9 @@ class DatasetAdmin(admin.ModelAdmin):
     list_editable = ("counts_toward_leaderboard",)
     search_fields = ("name", "description")
     filter_horizontal = ("languages",)
+
+    def boards_to_refresh(self, obj) -> list[str]:
+        return sorted({language.board for language in obj.languages.all()})
 
 
 class IterationScoreInline(admin.TabularInline):

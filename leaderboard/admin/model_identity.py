@@ -9,6 +9,7 @@ from django import forms
 from django.contrib import admin
 
 from evaluation.revisions import FULL_SHA, is_commit_id
+from leaderboard.admin.ranking import ReaggregatesOnChange
 from leaderboard.models import LanguageModel, RemoteCodeGrant
 
 PIN_HELP = (
@@ -60,12 +61,16 @@ class RemoteCodeGrantInline(admin.TabularInline):
 
 
 @admin.register(LanguageModel)
-class LanguageModelAdmin(admin.ModelAdmin):
+class LanguageModelAdmin(ReaggregatesOnChange, admin.ModelAdmin):
     form = LanguageModelForm
+    aggregation_fields = ("pinned_commit",)
     list_display = ("model_id", "model_type", "num_parameters", "precision", "pinned_commit")
     list_filter = ("model_type",)
     search_fields = ("model_id",)
     inlines = [RemoteCodeGrantInline]
+
+    def boards_to_refresh(self, obj) -> list[str]:
+        return sorted(set(obj.leaderboard_entries.values_list("leaderboard_id", flat=True)))
 
     def save_formset(self, request, form, formset, change):
         grants = formset.save(commit=False)

@@ -6,7 +6,7 @@ from leaderboard.models import Language, Leaderboard
 from leaderboard.tasks.aggregation import aggregate_boards
 
 
-def _enqueue(modeladmin, request, codes: list[str]) -> None:
+def enqueue_aggregation(modeladmin, request, codes: list[str]) -> None:
     codes = sorted(set(codes))
     if not codes:
         modeladmin.message_user(request, "Nothing selected to aggregate.", messages.WARNING)
@@ -25,14 +25,31 @@ def _enqueue(modeladmin, request, codes: list[str]) -> None:
     )
 
 
+class ReaggregatesOnChange:
+    """For an admin whose edits change what boards count (a dataset's counted version or
+    protocol, a model's pinned commit): saving such a change re-aggregates the boards concerned."""
+
+    aggregation_fields: tuple[str, ...] = ()
+
+    def boards_to_refresh(self, obj) -> list[str]:
+        raise NotImplementedError
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if change and set(form.changed_data) & set(self.aggregation_fields):
+            codes = self.boards_to_refresh(obj)
+            if codes:
+                enqueue_aggregation(self, request, codes)
+
+
 @admin.action(description="Re-run aggregation for the selected boards")
 def rerun_board_aggregation(modeladmin, request, queryset):
-    _enqueue(modeladmin, request, list(queryset.values_list("code", flat=True)))
+    enqueue_aggregation(modeladmin, request, list(queryset.values_list("code", flat=True)))
 
 
 @admin.action(description="Re-run aggregation for the selected languages' boards")
 def rerun_language_aggregation(modeladmin, request, queryset):
-    _enqueue(modeladmin, request, list(queryset.values_list("board", flat=True)))
+    enqueue_aggregation(modeladmin, request, list(queryset.values_list("board", flat=True)))
 
 
 @admin.register(Language)

@@ -196,3 +196,33 @@ def test_asking_for_a_language_refreshes_its_suite_board_too(settings):
     add_evaluation("org/a", la, it(0.9, n=3, seed=96), version=SUITE_VERSION, test_limit=32)
     run = aggregate(["da"], replicates=REPS)
     assert run.boards == ["da-suite"]  # no published Danish results: the suite board alone
+
+
+def test_pinning_a_commit_in_the_admin_reaggregates_the_models_boards(board, admin_client, settings):
+    import base64
+    import json
+
+    import redis
+
+    for k, ds in enumerate(board):
+        add_evaluation("org/dev", ds, it(0.9, seed=100 + k), commit=COMMIT_A)
+        add_evaluation("org/dev", ds, it(0.2, seed=110 + k), commit=COMMIT_B)
+    aggregate(replicates=REPS)
+    assert _entry("org/dev").commit_sha == COMMIT_B
+    broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    broker.delete("default")
+    dev = model("org/dev")
+    response = admin_client.post(
+        f"/admin/leaderboard/languagemodel/{dev.pk}/change/",
+        {"model_id": dev.model_id, "model_type": dev.model_type, "pinned_commit": COMMIT_A, "precision": "",
+         "license": "", "metadata": "{}", "revision": "main",
+         "remote_code_grants-TOTAL_FORMS": "0", "remote_code_grants-INITIAL_FORMS": "0"},
+        follow=True,
+    )
+    assert response.status_code == 200 and "Aggregation of da queued" in response.content.decode()
+    [message] = [json.loads(m) for m in broker.lrange("default", 0, -1)]
+    broker.delete("default")
+    assert message["headers"]["task"] == "leaderboard.tasks.aggregate_boards"
+    codes = json.loads(base64.b64decode(message["body"]))[0][0]
+    aggregate(codes, replicates=REPS)  # what the worker runs
+    assert _entry("org/dev").commit_sha == COMMIT_A
