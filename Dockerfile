@@ -9,6 +9,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends build-essential
 COPY pyproject.toml requirements-models.txt README.md ./
 COPY leaderboard ./leaderboard
 COPY evaluation ./evaluation
+# The datasets and result records the product ships with (data/NOTICE.md).
+COPY data ./data
 
 FROM base AS web
 RUN pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu \
