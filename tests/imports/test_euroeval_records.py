@@ -54,8 +54,8 @@ def test_task_table_knows_euroevals_current_metrics_and_orthogonal_tasks():
 def test_chr_f_summarization_records_import_and_count(tmp_path):
     records = [
         record(f"org/m{q}", "wiki-lingua-nl", "summarization",
-               [{"test_chr_f3pp": 0.1 * q + 0.01 * i, "test_chr_f4pp": 0.1 * q, "test_runtime": 9.0} for i in range(10)],
-               )
+               [{"test_chr_f3pp": 0.1 * q + 0.01 * i, "test_chr_f4pp": 0.1 * q, "test_runtime": 9.0}
+                for i in range(10)])
         for q in (1, 2, 3)
     ] + [
         record(f"org/m{q}", "dbrd", "sentiment-classification",

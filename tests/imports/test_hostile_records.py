@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django.db import connection
 
 from leaderboard.models import Dataset, Evaluation, IterationScore, Language, LanguageModel
-from leaderboard.services.results_import import import_file, parse_record, SkipRecord, InvalidRecord
+from leaderboard.services.results_import import InvalidRecord, SkipRecord, import_file, parse_record
 
 
 def good(model: str, dataset: str = "scala-da", **extra) -> dict:
@@ -93,7 +93,8 @@ def test_the_command_lists_bad_lines_and_always_prints_its_summary(tmp_path, cap
     path = write(tmp_path, [good("a/one"), good("h/x") | {"few_shot": "false"}, "{oops", good("a/two")])
     call_command("import_results", str(path))
     captured = capsys.readouterr()
-    assert "results.jsonl: imported 2, updated 0, unchanged 0, skipped 2 (invalid record: 1, malformed: 1)" in captured.out
+    summary = "results.jsonl: imported 2, updated 0, unchanged 0, skipped 2 (invalid record: 1, malformed: 1)"
+    assert summary in captured.out
     assert f"{path}:2: skipped: few_shot must be true, false or null" in captured.err
     assert f"{path}:3: skipped: not valid JSON" in captured.err
 
@@ -114,7 +115,8 @@ def test_names_and_numbers_real_files_use_are_accepted():
         assert parse_record(good(model)).model_id == model
     for dataset in ("scala-da", "wiki-lingua-nl", "mim-gold-ner", "norne-nb", "squad-nl", "dataset.v2"):
         assert parse_record(good("a/b", dataset=dataset)).dataset == dataset
-    parsed = parse_record(good("a/b") | {"num_model_parameters": -1, "vocabulary_size": 7e9, "max_sequence_length": None})
+    counts = {"num_model_parameters": -1, "vocabulary_size": 7e9, "max_sequence_length": None}
+    parsed = parse_record(good("a/b") | counts)
     assert parsed.record["num_model_parameters"] == -1
     assert parse_record(good("a/b") | {"dataset_languages": ["nb", "nn", "fao"]}).languages == ("nb", "nn", "fao")
     for model in ("", "a b", "x" * 301, "org/../other", "tab\there"):
