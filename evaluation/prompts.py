@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from evaluation.prompt_languages import ALIASES, LANGUAGES
-from evaluation.tasks import get_task
+from evaluation.tasks import engine_task
 
 MC_LETTERS = ("a", "b", "c", "d", "e", "f", "g", "h")
 NER_TYPES = ("PER", "LOC", "ORG", "MISC")
@@ -63,7 +63,7 @@ class TaskFormat:
     texts: dict = field(init=False)
 
     def __post_init__(self):
-        self.task = get_task(self.task).name
+        self.task = engine_task(self.task).name
         self.table = language_table(self.language)
         self.texts = self.table[self.task]
         if self.task == "sentiment-classification" and not self.labels:

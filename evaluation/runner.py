@@ -32,7 +32,7 @@ from evaluation.metrics import compute_task_metrics, totals
 from evaluation.models import ModelInfo, local_weights, resolve_model
 from evaluation.predict import closest_label, ner_tags
 from evaluation.prompts import TaskFormat, fit_prompt, ner_json_schema
-from evaluation.tasks import get_task
+from evaluation.tasks import engine_task, get_task
 
 CHUNK = 64  # prompts per backend call (progress granularity)
 VERSION_PACKAGES = ("glossa", "numpy", "torch", "transformers", "xgrammar", "scikit-learn", "seqeval", "sacrebleu",
@@ -151,7 +151,7 @@ def evaluate_dataset(backend: Backend, info: ModelInfo, dataset: LoadedDataset, 
                      on_progress: ProgressFn | None = None) -> tuple[dict, list[dict]]:
     cache = cache if cache is not None else OutputCache()
     ds_info = dataset.info
-    spec = get_task(ds_info.task)
+    spec = engine_task(ds_info.task)
     language = ds_info.languages[0] if ds_info.languages else "en"
     fmt = TaskFormat(spec.name, language, ds_info.labels)
     eval_split = "val" if settings.validation_split else "test"

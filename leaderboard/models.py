@@ -11,17 +11,11 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from evaluation.tasks import TASKS
 from leaderboard.identity import FULL_SPLIT, METHODOLOGY_PROTOCOL, SUITE_SUFFIX, Protocol, short_fingerprint
 
-
-class Task(models.TextChoices):
-    SENTIMENT = "sentiment-classification", "Sentiment classification"
-    ACCEPTABILITY = "linguistic-acceptability", "Linguistic acceptability"
-    NER = "named-entity-recognition", "Named-entity recognition"
-    READING = "reading-comprehension", "Reading comprehension"
-    KNOWLEDGE = "knowledge", "Knowledge"
-    COMMON_SENSE = "common-sense-reasoning", "Common-sense reasoning"
-    SUMMARIZATION = "summarization", "Summarization"
+# The task a dataset belongs to: every task of evaluation.tasks (imported, shown, maybe evaluated).
+TASK_CHOICES = [(spec.name, spec.label or spec.name) for spec in TASKS.values()]
 
 
 class Language(models.Model):
@@ -57,7 +51,7 @@ class LanguageGroup(models.Model):
 
 class Dataset(models.Model):
     name = models.SlugField(max_length=100, unique=True)
-    task = models.CharField(max_length=40, choices=Task.choices)
+    task = models.CharField(max_length=40, choices=TASK_CHOICES)
     languages = models.ManyToManyField(Language, related_name="datasets")
     train_size = models.PositiveIntegerField(null=True, blank=True)
     val_size = models.PositiveIntegerField(null=True, blank=True)

@@ -19,13 +19,14 @@ from statistics import mean, stdev
 
 from django.core.cache import cache
 from django.db.models import Count, Max, Q
-from django.urls import reverse
+from django.urls import NoReverseMatch, reverse
 
 from evaluation.datasets import SPLITS, DatasetInfo, InvalidDataset, find_local
-from evaluation.tasks import METRIC_LABELS, TASKS, get_task
+from evaluation.tasks import METRIC_LABELS, TASKS, UnknownTask, get_task
 from leaderboard.languages import GROUPS, language_name
 from leaderboard.identity import METHODOLOGY_PROTOCOL, PUBLISHED, InvalidProtocol, Protocol, short_fingerprint
 from leaderboard.model_history import commit_history, short_commit
+from leaderboard.services.record_fields import DATASET_NAME
 from leaderboard.suite import suite_protocol
 from leaderboard.ranking import entry_display_name  # noqa: F401  (the contract's display name)
 from leaderboard.models import (
@@ -71,6 +72,9 @@ TASK_LABELS = {
     "knowledge": "Knowledge",
     "common-sense-reasoning": "Common sense",
     "summarization": "Summarization",
+    "simplification": "Simplification",
+    "instruction-following": "Instruction following",
+    "european-values": "European values",
 }
 DASH = "–"
 
@@ -129,7 +133,29 @@ def reproduce_command(model_id: str, dataset: str, *, few_shot: bool, validation
 
 @lru_cache(maxsize=8192)
 def model_url(model_id: str) -> str:
-    return reverse("model", kwargs={"model_id": model_id})
+    return _url_or_empty("model", model_id=model_id)
+
+
+def _url_or_empty(view: str, **kwargs) -> str:
+    """The page's address, or "" for a stored name no address can carry (e.g. a board
+    code ``x/y`` written before names were validated): a page never fails over a link."""
+    try:
+        return reverse(view, kwargs=kwargs)
+    except NoReverseMatch:
+        return ""
+
+
+def board_url(code: str) -> str:
+    return _url_or_empty("board", code=code)
+
+
+def dataset_url(name: str) -> str:
+    return _url_or_empty("dataset", name=name)
+
+
+def metric_label(metric: str | None) -> str:
+    """Display name of a metric; "" for a task without that metric (no secondary)."""
+    return METRIC_LABELS.get(metric, metric) if metric else ""
 
 
 # --- board filters ------------------------------------------------------------------
@@ -224,7 +250,7 @@ def board_columns(board: Leaderboard) -> tuple[list[Column], list[Column], list[
     if board.kind == "group":
         languages = [
             Column(f"lang:{code}", language_name(code), "language", title=f"{language_name(code)} rank score",
-                   url=reverse("board", kwargs={"code": code}))
+                   url=board_url(code))
             for code in board.boards
         ]
         return languages, [], []
@@ -235,16 +261,16 @@ def board_columns(board: Leaderboard) -> tuple[list[Column], list[Column], list[
         task = spec.get("task", "")
         if task and task not in seen_tasks:
             seen_tasks.append(task)
-        primary = METRIC_LABELS.get(spec.get("primary_metric", ""), spec.get("primary_metric", ""))
-        secondary = METRIC_LABELS.get(spec.get("secondary_metric", ""), spec.get("secondary_metric", ""))
+        primary = metric_label(spec.get("primary_metric"))
+        secondary = metric_label(spec.get("secondary_metric"))
         datasets.append(
             Column(
                 f"ds:{spec['name']}",
                 spec["name"],
                 "dataset",
-                title=f"{task}: {primary} / {secondary} (×100, mean ± 95% CI); counts dataset version "
-                f"{short_fingerprint(spec.get('version') or PUBLISHED)}, {_protocol_text(spec)}",
-                url=reverse("dataset", kwargs={"name": spec["name"]}),
+                title=f"{task}: {primary}{f' / {secondary}' if secondary else ''} (×100, mean ± 95% CI); counts "
+                f"dataset version {short_fingerprint(spec.get('version') or PUBLISHED)}, {_protocol_text(spec)}",
+                url=dataset_url(spec["name"]),
             )
         )
     order = list(TASKS)
@@ -542,9 +568,11 @@ def home_boards() -> dict:
             "ranked": row.get("ranked", 0),
             "datasets": len(board.datasets),
             "updated": board.generated_at,
-            "url": reverse("board", kwargs={"code": board.code}),
+            "url": board_url(board.code),
             "leaders": leaders.get(board.code, []),
         }
+        if not item["url"]:
+            continue  # a board code no address can carry (stored before codes were validated)
         (groups if board.kind == "group" else suites if board.is_suite else languages).append(item)
     return {"suites": suites, "languages": languages, "groups": groups, "known_groups": GROUPS,
             "suite_protocol": suite_protocol().describe()}
@@ -597,19 +625,20 @@ def model_page(model: LanguageModel) -> dict:
             primary_metric, secondary_metric = "", ""
         metric_values = scores.get(ev.id, {})
         record = ev.record or {}
-        languages = record.get("dataset_languages") or []
+        listed = record.get("dataset_languages")
+        languages = [code for code in listed if isinstance(code, str)] if isinstance(listed, list) else []
         rows.append(
             {
                 "dataset": ev.dataset.name,
-                "dataset_url": reverse("dataset", kwargs={"name": ev.dataset.name}),
+                "dataset_url": dataset_url(ev.dataset.name),
                 "task": task,
                 "task_label": TASK_LABELS.get(task, task),
                 "languages": ", ".join(languages),
                 "variant": variant_label(ev.few_shot, ev.validation_split),
                 "few_shot": ev.few_shot,
                 "validation_split": ev.validation_split,
-                "primary_metric": METRIC_LABELS.get(primary_metric, primary_metric),
-                "secondary_metric": METRIC_LABELS.get(secondary_metric, secondary_metric),
+                "primary_metric": metric_label(primary_metric),
+                "secondary_metric": metric_label(secondary_metric),
                 "primary": _metric_summary(metric_values.get(primary_metric)),
                 "secondary": _metric_summary(metric_values.get(secondary_metric)),
                 "primary_values": [v * 100 for v in metric_values.get(primary_metric, [])],
@@ -621,7 +650,7 @@ def model_page(model: LanguageModel) -> dict:
                 "prompt_style": record.get("prompt_style") or "",
                 "seed": record.get("seed"),
                 "limit": record.get("limit"),
-                "versions": ", ".join(f"{k} {v}" for k, v in sorted((record.get("versions") or {}).items())),
+                "versions": _versions_text(record.get("versions")),
                 "created_at": record.get("created_at") or "",
                 "source": ev.source,
                 "command": reproduce_command(
@@ -637,7 +666,7 @@ def model_page(model: LanguageModel) -> dict:
         {
             "code": e.leaderboard.code,
             "name": e.leaderboard.name,
-            "url": reverse("board", kwargs={"code": e.leaderboard.code}),
+            "url": board_url(e.leaderboard.code),
             "variant": entry_display_name(model.model_id, e.few_shot, e.validation_split),
             "rank": e.rank,
             "position": e.position,
@@ -673,12 +702,22 @@ def model_page(model: LanguageModel) -> dict:
     }
 
 
+def _versions_text(versions: object) -> str:
+    """``{"transformers": "4.46"}`` as "transformers 4.46"; anything else stored is not shown."""
+    if not isinstance(versions, dict):
+        return ""
+    return ", ".join(f"{k} {v}" for k, v in sorted(versions.items(), key=lambda kv: str(kv[0])))
+
+
 # --- dataset page -------------------------------------------------------------------
 
 
 def dataset_leaderboard(dataset: Dataset) -> list[dict]:
     """Every (model, variant) evaluated on ``dataset``, best primary mean first."""
-    spec = get_task(dataset.task)
+    try:
+        spec = get_task(dataset.task)
+    except UnknownTask:
+        return []  # a task the site does not know has no metrics to rank by
     evaluations = list(
         Evaluation.objects.filter(dataset=dataset)
         .select_related("model")
@@ -754,7 +793,12 @@ def format_example(row: dict) -> list[tuple[str, str]]:
 def dataset_files(dataset: Dataset, data_dir: Path) -> tuple[DatasetInfo | None, dict[str, list[list[tuple[str, str]]]]]:
     """The dataset's ``dataset.json`` (found and parsed with evaluation.datasets) and the first
     few rows of each split; never the whole files, never the Hub (this runs in a page view)."""
-    folder = Path(dataset.path) if dataset.path else (find_local(dataset.name, data_dir) or Path(data_dir) / dataset.name)
+    if dataset.path:
+        folder = Path(dataset.path)
+    elif DATASET_NAME.match(dataset.name):
+        folder = find_local(dataset.name, data_dir) or Path(data_dir) / dataset.name
+    else:
+        return None, {}  # a stored name that is no folder name (``x/ds``): never a path outside the data dir
     meta_file = folder / "dataset.json"
     info = None
     if meta_file.is_file():
@@ -774,8 +818,8 @@ def dataset_page(dataset: Dataset, data_dir: Path) -> dict:
     info, examples = dataset_files(dataset, data_dir)
     try:
         spec = get_task(dataset.task)
-        primary, secondary = METRIC_LABELS[spec.primary_metric], METRIC_LABELS[spec.secondary_metric]
-    except (ValueError, KeyError):
+        primary, secondary = metric_label(spec.primary_metric), metric_label(spec.secondary_metric)
+    except UnknownTask:
         primary, secondary = "primary", "secondary"
     sizes = {
         "train": dataset.train_size if dataset.train_size is not None else (info.splits.get("train") if info else None),

@@ -4,11 +4,14 @@ One record is one model on one dataset in one variant (few-shot / zero-shot, tes
 validation split). The same importer loads files published by others and the records
 our own workers write. Rules (see the README):
 
-- blank lines are ignored; a malformed line is reported with its line number and skipped;
+- files are JSONL, gzip-compressed when named ``*.gz``; blank lines are ignored;
+- every field is validated (:mod:`record_fields`); a malformed line or invalid record is
+  reported with its line number and skipped, and so is one the database refuses;
 - ``results.raw`` is a list of per-iteration dicts or ``{"test": [...]}``; metric names
-  may carry a ``test_`` prefix; only the task's score metrics are stored;
+  may carry a ``test_`` prefix; known score metrics are stored, the task's primary one is
+  required; scores written in percent are rescaled (:mod:`score_scale`) and counted;
 - ``question-answering`` is the old name of reading comprehension; the ``speed``
-  pseudo-task is skipped;
+  pseudo-task and tasks the site does not know are skipped and counted;
 - within a file the newest (last) record of a (model, dataset, variant) wins;
 - a record equal to what is stored changes nothing, so re-importing a file is a no-op;
 - each record is written in its own transaction: nothing already stored is lost.
@@ -16,18 +19,18 @@ our own workers write. Rules (see the README):
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
-import re
+import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from django.db import transaction
+from django.db import DatabaseError, transaction
 
-from evaluation.revisions import is_commit_id
-from evaluation.tasks import METRIC_LABELS, NON_TASKS, UnknownTask, canonical_metric, canonical_task, get_task
+from evaluation.tasks import METRIC_LABELS, NON_TASKS, TaskSpec, UnknownTask, canonical_metric, get_task
 from leaderboard.identity import FULL_SPLIT, PUBLISHED, Protocol
 from leaderboard.languages import board_of, language_name
 from leaderboard.models import (
@@ -38,9 +41,34 @@ from leaderboard.models import (
     LanguageModel,
     ModelType,
 )
+from leaderboard.services.record_fields import (
+    commit_field,
+    FINGERPRINT,
+    MAX_ITERATIONS,
+    InvalidRecord,
+    count_field,
+    languages_field,
+    limit_field,
+    model_id_field,
+    pattern_field,
+    seed_field,
+    slug_field,
+    strict_bool,
+    task_field,
+    text_field,
+    versions_field,
+)
+from leaderboard.services.score_scale import percent_metrics
+
+__all__ = [
+    "ImportReport", "InvalidRecord", "ParsedRecord", "SkipRecord", "import_file", "import_record", "parse_record",
+    "store_record",
+]
 
 IMPORTED, UPDATED, UNCHANGED = "imported", "updated", "unchanged"
-FINGERPRINT = re.compile(r"^sha256:[0-9a-f]{64}$")
+PRECISION_MAX = LanguageModel._meta.get_field("precision").max_length
+REVISION_MAX = Evaluation._meta.get_field("revision").max_length
+MAX_LINE = 10_000_000  # characters in one JSONL line
 GENERATIVE_TYPES = {
     "base": ModelType.BASE,
     "instruction_tuned": ModelType.INSTRUCTION_TUNED,
@@ -49,15 +77,12 @@ GENERATIVE_TYPES = {
 }
 
 
-class InvalidRecord(ValueError):
-    """A record that cannot be imported; the message says why."""
-
-
 @dataclass
 class ImportReport:
     imported: int = 0
     updated: int = 0
     unchanged: int = 0
+    rescaled: int = 0  # records whose scores were written in percent
     skipped: Counter = field(default_factory=Counter)
     errors: list[tuple[int, str]] = field(default_factory=list)
 
@@ -76,7 +101,8 @@ class ImportReport:
     def summary(self) -> str:
         reasons = ", ".join(f"{reason}: {n}" for reason, n in sorted(self.skipped.items()))
         skipped = f"skipped {self.total_skipped}" + (f" ({reasons})" if reasons else "")
-        return f"imported {self.imported}, updated {self.updated}, unchanged {self.unchanged}, {skipped}"
+        summary = f"imported {self.imported}, updated {self.updated}, unchanged {self.unchanged}, {skipped}"
+        return summary + (f"; rescaled from percent: {self.rescaled}" if self.rescaled else "")
 
 
 @dataclass(frozen=True)
@@ -95,6 +121,7 @@ class ParsedRecord:
     dataset_version: str = PUBLISHED
     commit_sha: str = ""
     test_limit: int = FULL_SPLIT
+    rescaled: tuple[str, ...] = ()  # metrics whose raw values were percent
 
     @property
     def protocol(self) -> Protocol:
@@ -115,11 +142,14 @@ class ParsedRecord:
 
 
 class SkipRecord(Exception):
-    """A well-formed record that carries nothing to import (e.g. the speed pseudo-task)."""
+    """A well-formed record that carries nothing to import (the speed pseudo-task) or
+    that the site cannot use (an unknown task). ``reason`` is counted; ``detail``, when
+    given, is listed with the line number."""
 
-    def __init__(self, reason: str):
+    def __init__(self, reason: str, detail: str = ""):
         super().__init__(reason)
         self.reason = reason
+        self.detail = detail
 
 
 def _raw_iterations(results: dict, validation_split: bool) -> list:
@@ -129,136 +159,146 @@ def _raw_iterations(results: dict, validation_split: bool) -> list:
         raw = raw.get(split)
     if not isinstance(raw, list) or not raw:
         raise InvalidRecord("results.raw holds no per-iteration scores")
+    if len(raw) > MAX_ITERATIONS:
+        raise InvalidRecord(f"results.raw holds {len(raw)} iterations; at most {MAX_ITERATIONS} are accepted")
     return raw
 
 
-def _percent_metrics(iterations: list[dict[str, float]], total: object) -> set[str]:
-    """Metrics whose raw values are written in percent (old files do so for question answering).
-
-    Stored scores are in [0, 1]. ``results.total`` is always ×100, so a raw mean that
-    equals the total's mean says the raw values are percent too; without a total, a raw
-    value above 1 (no score of ours exceeds 1) says the same.
-    """
-    totals = {canonical_metric(k): v for k, v in total.items()} if isinstance(total, dict) else {}
-    percent = set()
-    for metric in iterations[0]:
-        values = [scores[metric] for scores in iterations]
-        mean = sum(values) / len(values)
-        reported = totals.get(metric)
-        if isinstance(reported, (int, float)) and not isinstance(reported, bool) and reported != 0:
-            if abs(mean - reported) <= 1e-6 * max(1.0, abs(reported)):
-                percent.add(metric)
-                continue
-            if abs(100 * mean - reported) <= 1e-6 * max(1.0, abs(reported)):
-                continue
-        if any(abs(value) > 1 for value in values):
-            percent.add(metric)
-    return percent
+def _totals(results: dict) -> dict[str, object]:
+    total = results.get("total")
+    if total is None:
+        return {}
+    if not isinstance(total, dict):
+        raise InvalidRecord("results.total must be an object")
+    return {canonical_metric(name): value for name, value in total.items() if isinstance(name, str)}
 
 
-def _iteration_scores(raw: list, task: str, total: object = None) -> tuple[dict[str, float], ...]:
-    spec = get_task(task)
-    wanted = {spec.primary_metric, spec.secondary_metric}
+def _iteration_scores(raw: list, spec: TaskSpec, totals: dict[str, object]) -> tuple[tuple[dict[str, float], ...], set]:
+    """Per-iteration scores of the known metrics, as fractions, and the metrics that were
+    rescaled from percent. The task's primary metric is required in every iteration."""
     iterations = []
     for number, entry in enumerate(raw):
         if not isinstance(entry, dict):
             raise InvalidRecord(f"iteration {number} is not an object")
         scores = {}
         for name, value in entry.items():
-            metric = canonical_metric(name)
+            metric = canonical_metric(name) if isinstance(name, str) else ""
             if metric not in METRIC_LABELS:
                 continue  # loss, runtime, samples per second: not scores
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
                 raise InvalidRecord(f"iteration {number}: {name} is not a finite number")
             scores[metric] = float(value)
-        if not wanted <= scores.keys():
-            missing = ", ".join(sorted(wanted - scores.keys()))
-            raise InvalidRecord(f"iteration {number} lacks {missing} for task {task}")
+        if spec.primary_metric not in scores:
+            raise InvalidRecord(f"iteration {number} lacks {spec.primary_metric} for task {spec.name}")
         iterations.append(scores)
-    percent = _percent_metrics(iterations, total)
+    percent = percent_metrics(iterations, totals)
     for scores in iterations:
-        for metric in percent:
+        for metric in percent & scores.keys():
             scores[metric] /= 100.0
-        out_of_range = [m for m, v in scores.items() if not -1.0 <= v <= 1.0]
-        if out_of_range:
-            raise InvalidRecord(f"{', '.join(out_of_range)} outside [-1, 1] (and not a percentage)")
-    return tuple(iterations)
+    for metric in sorted({m for scores in iterations for m in scores}):
+        stray = [v for scores in iterations if not -1.0 <= (v := scores.get(metric, 0.0)) <= 1.0]
+        if stray:
+            raise InvalidRecord(
+                f"{metric} outside [-1, 1] ({stray[0]:g}) and its values are not on a percentage scale"
+            )
+    return tuple(iterations), percent
+
+
+def _check_metadata(record: dict) -> None:
+    """Fields that end up in columns or on pages: types and sizes that fit."""
+    for key in ("num_model_parameters", "vocabulary_size", "max_sequence_length"):
+        count_field(record, key)
+    text_field(record, "precision", PRECISION_MAX)
+    text_field(record, "model_revision", REVISION_MAX)
+    text_field(record, "generative_type", 40)
+    for key in ("backend", "prompt_style", "created_at", "euroeval_version"):
+        text_field(record, key, 200)
+    strict_bool(record, "generative", None)
+    versions_field(record)
+    seed_field(record)
 
 
 def parse_record(record: object) -> ParsedRecord:
-    """Validate and normalise one record; raises InvalidRecord or SkipRecord."""
+    """Validate and normalise one record; raises InvalidRecord or SkipRecord.
+
+    Every field the site reads is checked (names, language codes, booleans, numbers and
+    text lengths); unknown extra fields are kept as they are in the stored record.
+    """
     if not isinstance(record, dict):
         raise InvalidRecord("a record must be a JSON object")
     for key in ("dataset", "task", "model", "results"):
         if key not in record:
             raise InvalidRecord(f"missing key {key!r}")
-    if record["task"] in NON_TASKS:
-        raise SkipRecord(f"{record['task']} pseudo-task")
+    task_name = task_field(record)
+    if task_name in NON_TASKS:
+        raise SkipRecord(f"{task_name} pseudo-task")
     try:
-        task = get_task(record["task"]).name
+        spec = get_task(task_name)
     except UnknownTask as exc:
-        raise SkipRecord(f"unknown task {record['task']}") from exc
-    model_id, dataset = record["model"], record["dataset"]
-    if not isinstance(model_id, str) or not model_id.strip() or len(model_id) > 300:
-        raise InvalidRecord("model must be a non-empty string of at most 300 characters")
-    if not isinstance(dataset, str) or not dataset.strip() or len(dataset) > 100:
-        raise InvalidRecord("dataset must be a non-empty string of at most 100 characters")
+        raise SkipRecord(f"unknown task {task_name}", str(exc)) from exc
+    model_id = model_id_field(record)
+    dataset = slug_field(record, "dataset")
     if not isinstance(record["results"], dict):
         raise InvalidRecord("results must be an object")
-    languages = record.get("dataset_languages") or []
-    if not isinstance(languages, list) or not all(isinstance(code, str) for code in languages):
-        raise InvalidRecord("dataset_languages must be a list of language codes")
-    few_shot = record.get("few_shot")
-    validation_split = record.get("validation_split")
-    few_shot = True if few_shot is None else bool(few_shot)
-    validation_split = False if validation_split is None else bool(validation_split)
+    languages = languages_field(record)
+    few_shot = strict_bool(record, "few_shot", True)
+    validation_split = strict_bool(record, "validation_split", False)
+    _check_metadata(record)
+    dataset_version = pattern_field(record, "dataset_version", FINGERPRINT, "'sha256:' and 64 hexadecimal digits")
+    commit_sha = commit_field(record)
+    test_limit = limit_field(record)
     raw = _raw_iterations(record["results"], validation_split)
-    iterations = _iteration_scores(raw, task, record["results"].get("total"))
+    iterations, rescaled = _iteration_scores(raw, spec, _totals(record["results"]))
     reports_training_loss = any(
-        isinstance(entry, dict) and any(canonical_metric(name) == "loss" for name in entry) for entry in raw
+        isinstance(entry, dict) and any(isinstance(n, str) and canonical_metric(n) == "loss" for n in entry)
+        for entry in raw
     )
     stored = {key: value for key, value in record.items() if key != "results"}
     stored["results"] = {key: value for key, value in record["results"].items() if key != "raw"}
-    dataset_version = record.get("dataset_version")
-    if dataset_version is None:
-        dataset_version = PUBLISHED
-    elif not isinstance(dataset_version, str) or not FINGERPRINT.match(dataset_version):
-        raise InvalidRecord("dataset_version must be 'sha256:' and 64 hexadecimal digits")
-    commit_sha = record.get("model_commit") or ""
-    if not isinstance(commit_sha, str) or (commit_sha and not is_commit_id(commit_sha)):
-        raise InvalidRecord("model_commit must be a 40-character hexadecimal commit sha "
-                            "(or a bundled model's 'bundled:<package>==<version>')")
-    test_limit = record.get("limit")
-    if test_limit is None:
-        test_limit = FULL_SPLIT
-    elif not isinstance(test_limit, int) or isinstance(test_limit, bool) or not 0 < test_limit <= 10_000_000:
-        raise InvalidRecord("limit must be a positive whole number of test rows, or null for the full split")
     return ParsedRecord(
-        model_id=model_id.strip(),
-        dataset=dataset.strip(),
-        task=canonical_task(task),
-        languages=tuple(languages),
+        model_id=model_id,
+        dataset=dataset,
+        task=spec.name,
+        languages=languages,
         few_shot=few_shot,
         validation_split=validation_split,
         iterations=iterations,
         record=stored,
         reports_training_loss=reports_training_loss,
-        dataset_version=dataset_version,
-        commit_sha=commit_sha,
-        test_limit=test_limit,
+        dataset_version=dataset_version or PUBLISHED,
+        commit_sha=commit_sha or "",
+        test_limit=FULL_SPLIT if test_limit is None else test_limit,
+        rescaled=tuple(sorted(rescaled)),
     )
 
 
 def read_records(path: Path) -> Iterator[tuple[int, object | None, str | None]]:
-    """Yield (line number, decoded record or None, error or None) for each non-blank line."""
-    with Path(path).open(encoding="utf-8", errors="replace") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield number, json.loads(line), None
-            except json.JSONDecodeError as exc:
-                yield number, None, f"not valid JSON ({exc.msg} at column {exc.colno})"
+    """Yield (line number, decoded record or None, error or None) for each non-blank line
+    of a JSONL file, gzip-compressed when its name ends in ``.gz``. A file that cannot be
+    read to its end (a truncated archive) yields one last error instead of raising."""
+    path = Path(path)
+    opener = gzip.open if path.suffix == ".gz" else open
+    number = 0
+    try:
+        with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
+            for number, line in enumerate(handle, start=1):
+                yield from _decode_line(number, line)
+    except (OSError, EOFError, zlib.error) as exc:
+        yield number + 1, None, f"file unreadable from here on ({type(exc).__name__}: {exc})"
+
+
+def _decode_line(number: int, line: str) -> Iterator[tuple[int, object | None, str | None]]:
+    if not line.strip():
+        return
+    if len(line) > MAX_LINE:
+        yield number, None, f"line longer than {MAX_LINE} characters"
+        return
+    try:
+        yield number, json.loads(line), None
+    except json.JSONDecodeError as exc:
+        yield number, None, f"not valid JSON ({exc.msg} at column {exc.colno})"
+    except RecursionError:
+        yield number, None, "not valid JSON (nested too deep)"
 
 
 def ensure_languages(codes: Iterable[str]) -> list[Language]:
@@ -287,9 +327,9 @@ def _ensure_model(parsed: ParsedRecord) -> LanguageModel:
     model, _ = LanguageModel.objects.get_or_create(model_id=parsed.model_id)
     # Fill what is unknown; never overwrite metadata a person or an evaluation recorded.
     fields = {
-        "num_parameters": record.get("num_model_parameters"),
-        "vocabulary_size": record.get("vocabulary_size"),
-        "max_sequence_length": record.get("max_sequence_length"),
+        "num_parameters": count_field(record, "num_model_parameters"),
+        "vocabulary_size": count_field(record, "vocabulary_size"),
+        "max_sequence_length": count_field(record, "max_sequence_length"),
         "precision": record.get("precision"),
     }
     changed = []
@@ -366,7 +406,11 @@ def import_record(record: dict, *, source: str, submission=None) -> str:
 
 
 def import_file(path: Path | str, *, source: str | None = None) -> ImportReport:
-    """Import a JSONL file of result records; never raises for a bad line."""
+    """Import a JSONL (or gzip-compressed JSONL) file of result records.
+
+    Never raises for a bad line: a malformed line, an invalid record or one the database
+    refuses is counted and listed with its line number, and the other records import.
+    """
     path = Path(path)
     source = source or path.name
     report = ImportReport()
@@ -378,7 +422,7 @@ def import_file(path: Path | str, *, source: str | None = None) -> ImportReport:
         try:
             parsed = parse_record(record)
         except SkipRecord as exc:
-            report.skip(exc.reason)
+            report.skip(exc.reason, number, exc.detail)
             continue
         except InvalidRecord as exc:
             report.skip("invalid record", number, str(exc))
@@ -391,4 +435,11 @@ def import_file(path: Path | str, *, source: str | None = None) -> ImportReport:
             report.count(store_record(parsed, source=source))
         except InvalidRecord as exc:
             report.skip("invalid record", number, str(exc))
+            continue
+        except DatabaseError as exc:
+            first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            report.skip("refused by the database", number, f"the database refused the record: {first_line}")
+            continue
+        if parsed.rescaled:
+            report.rescaled += 1
     return report

@@ -10,5 +10,6 @@ urlpatterns = [
     path("leaderboards/<str:code>/", pages.board, name="board"),
     path("leaderboards/<str:code>/export.<str:fmt>", pages.board_export, name="board-export"),
     path("models/<path:model_id>/", pages.model, name="model"),
-    path("datasets/<str:name>/", pages.dataset, name="dataset"),
+    # <path:>: a dataset stored under a name with a slash (before names were validated) keeps its page.
+    path("datasets/<path:name>/", pages.dataset, name="dataset"),
 ]

@@ -7,7 +7,7 @@ import pytest
 from evaluation.prompt_languages import LANGUAGES
 from evaluation.prompts import (TaskFormat, bio_to_entities, entities_to_bio, fit_prompt, language_table,
                                 ner_json_schema)
-from evaluation.tasks import TASKS
+from evaluation.tasks import ENGINE_TASKS
 
 ROWS = {
     "sentiment-classification": {"text": "Godt arbejde", "label": "positive"},
@@ -49,7 +49,7 @@ def test_instruction_style_shots_are_turns():
 
 
 @pytest.mark.parametrize("code", [*LANGUAGES, "no", "nn"])
-@pytest.mark.parametrize("task", list(TASKS))
+@pytest.mark.parametrize("task", list(ENGINE_TASKS))
 def test_every_language_renders_every_task(code, task):
     fmt = TaskFormat(task, code)
     row = ROWS[task]

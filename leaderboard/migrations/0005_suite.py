@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('leaderboard', '0003_result_identity'),
+        ('leaderboard', '0004_h2_tasks'),
     ]
 
     operations = [
