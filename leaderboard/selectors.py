@@ -259,7 +259,7 @@ def board_columns(board: Leaderboard) -> tuple[list[Column], list[Column], list[
     seen_tasks: list[str] = []
     for spec in board.datasets:
         task = spec.get("task", "")
-        if task and task not in seen_tasks:
+        if task and task not in seen_tasks and spec.get("ranked", True):
             seen_tasks.append(task)
         primary = metric_label(spec.get("primary_metric"))
         secondary = metric_label(spec.get("secondary_metric"))

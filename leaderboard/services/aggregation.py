@@ -86,6 +86,7 @@ class DatasetInfo:
     version_pk: int | None = None
     version: str = ""
     protocol: Protocol = METHODOLOGY_PROTOCOL
+    ranked: bool = True  # False for an orthogonal task: shown, never in the rank score
 
     def as_json(self) -> dict:
         return {
@@ -95,6 +96,7 @@ class DatasetInfo:
             "secondary_metric": self.secondary_metric,
             "version": self.version,
             "protocol": self.protocol.key,
+            "ranked": self.ranked,
         }
 
     def exclusion_reason(self, version_pk: int, version: str, protocol: Protocol) -> str | None:
@@ -173,7 +175,8 @@ def _dataset_info(ds: Dataset) -> DatasetInfo | None:
         return None
     version = ds.board_version.fingerprint if ds.board_version else ""
     return DatasetInfo(
-        ds.pk, ds.name, spec.name, spec.primary_metric, spec.secondary_metric, ds.board_version_id, version, protocol
+        ds.pk, ds.name, spec.name, spec.primary_metric, spec.secondary_metric, ds.board_version_id, version, protocol,
+        spec.ranked,
     )
 
 
@@ -261,7 +264,8 @@ def suite_datasets() -> dict[str, list[DatasetInfo]]:
         except UnknownTask:
             continue
         info = DatasetInfo(
-            ds.pk, ds.name, spec.name, spec.primary_metric, spec.secondary_metric, version.pk, version.fingerprint, protocol
+            ds.pk, ds.name, spec.name, spec.primary_metric, spec.secondary_metric, version.pk, version.fingerprint,
+            protocol, spec.ranked,
         )
         for board in {lang.board for lang in ds.languages.all()}:
             boards[suite_code(board)].append(info)
@@ -332,8 +336,13 @@ def board_name(code: str) -> str:
 
 
 def compute_language_board(data: BoardData, *, replicates: int) -> ComputedBoard:
+    """Rank on the board's ranked datasets; orthogonal ones (``TaskSpec.ranked`` False) are
+    shown with their scores but neither rank nor leave an entry unranked."""
+    ranked = [d for d, info in enumerate(data.datasets) if info.ranked]
+    column = {d: k for k, d in enumerate(ranked)}
     result = ranking.rank_language_board(
-        data.primary_array(), [d.task for d in data.datasets], replicates=replicates, seed=board_seed(data.code)
+        data.primary_array()[ranked], [data.datasets[d].task for d in ranked], replicates=replicates,
+        seed=board_seed(data.code),
     )
     rows = []
     for e in range(len(data.entries)):
@@ -342,12 +351,13 @@ def compute_language_board(data: BoardData, *, replicates: int) -> ComputedBoard
         for d, info in enumerate(data.datasets):
             metrics = per_ds.get(d)
             if not metrics:
-                missing.append(info.name)
+                if info.ranked:
+                    missing.append(info.name)
                 continue
             scores[info.name] = {
                 "primary": _metric_json(info.primary_metric, metrics.get(info.primary_metric)),
                 "secondary": _metric_json(info.secondary_metric, metrics.get(info.secondary_metric)),
-                "rank_score": _finite(result.dataset_rank_scores[e, d]),
+                "rank_score": _finite(result.dataset_rank_scores[e, column[d]]) if info.ranked else None,
                 "dataset_version": info.version,
             }
         rows.append(

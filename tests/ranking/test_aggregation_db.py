@@ -69,7 +69,7 @@ def test_aggregate_writes_language_and_group_boards(boards):
     assert da.datasets[1] == {
         "name": "dane", "task": "named-entity-recognition",
         "primary_metric": "micro_f1_no_misc", "secondary_metric": "micro_f1",
-        "version": "published", "protocol": "iterations=10",
+        "version": "published", "protocol": "iterations=10", "ranked": True,
     }
     no = Leaderboard.objects.get(code="no")
     assert [d["name"] for d in no.datasets] == ["norec"]  # nb/nn feed the Norwegian board

@@ -183,7 +183,8 @@ def test_suite_board_ranks_only_this_deployments_versions_and_protocol(settings)
     assert doc["name"] == "Danish (evaluated here)"
     assert doc["datasets"] == [
         {"name": "scala-da", "task": "linguistic-acceptability", "primary_metric": "mcc",
-         "secondary_metric": "macro_f1", "version": SUITE_VERSION, "protocol": "iterations=3,test-limit=32"}
+         "secondary_metric": "macro_f1", "version": SUITE_VERSION, "protocol": "iterations=3,test-limit=32",
+         "ranked": True}
     ]
     # The published board keeps its own dataset; the suite's scores are not ranked there.
     published = {e.model.model_id: e for e in LeaderboardEntry.objects.filter(leaderboard_id="da")}
@@ -226,3 +227,21 @@ def test_pinning_a_commit_in_the_admin_reaggregates_the_models_boards(board, adm
     codes = json.loads(base64.b64decode(message["body"]))[0][0]
     aggregate(codes, replicates=REPS)  # what the worker runs
     assert _entry("org/dev").commit_sha == COMMIT_A
+
+
+def test_an_orthogonal_task_is_shown_but_never_ranks(board):
+    """EuroEval's european-values: its scores are on the board, the rank score ignores them,
+    and an entry without them is still ranked."""
+    values = dataset("valeu-da", "european-values", ["da"])
+    add_evaluation("org/small", values, it(0.99, seed=120))
+    aggregate(replicates=REPS)
+    after = {m: _entry(m).rank_score for m in ("org/big", "org/mid", "org/small")}
+    small = _entry("org/small")
+    assert small.scores["valeu-da"]["rank_score"] is None and small.scores["valeu-da"]["primary"]["mean"] > 90
+    assert _entry("org/big").missing_datasets == [] and _entry("org/big").rank == 1
+    doc = leaderboard_document("da")
+    assert {d["name"]: d["ranked"] for d in doc["datasets"]} == {"angry-tweets": True, "dane": True, "valeu-da": False}
+    assert "european-values" not in small.task_rank_scores
+    Evaluation.objects.filter(dataset=values).delete()
+    aggregate(replicates=REPS)
+    assert {m: _entry(m).rank_score for m in after} == after  # the orthogonal scores changed no rank score
