@@ -23,7 +23,7 @@ migrate: install
 # The demo's protocol, shared by its data commands, site and workers: a slice (3 iterations
 # on the first 32 test rows), so a CPU evaluates a submission in minutes. The suite's seed
 # results (data/results/suite/) were made with exactly these settings.
-DEMO_ENV := GLOSSA_ITERATIONS=3 GLOSSA_TEST_LIMIT=32 GLOSSA_MAX_TRAIN_STEPS=60
+DEMO_ENV := GLOSSA_ITERATIONS=3 GLOSSA_TEST_LIMIT=32 GLOSSA_MAX_TRAIN_STEPS=20
 VAR ?= var
 DATA_FILES := $(shell find data -type f 2>/dev/null)
 MIGRATIONS := $(wildcard leaderboard/migrations/0*.py)

@@ -7,7 +7,7 @@ PORT="${1:-8000}"
 BIN=.venv/bin
 export GLOSSA_ITERATIONS="${GLOSSA_ITERATIONS:-3}"
 export GLOSSA_TEST_LIMIT="${GLOSSA_TEST_LIMIT:-32}"
-export GLOSSA_MAX_TRAIN_STEPS="${GLOSSA_MAX_TRAIN_STEPS:-60}"
+export GLOSSA_MAX_TRAIN_STEPS="${GLOSSA_MAX_TRAIN_STEPS:-20}"
 mkdir -p var/log
 "$BIN/celery" -A leaderboard worker -Q gpu --concurrency 1 --prefetch-multiplier 1 -n gpu@%h \
   --loglevel INFO --logfile var/log/worker-gpu.log &

@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(trans
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 SUITE_RESULTS = Path(__file__).resolve().parents[2] / "data" / "results" / "suite"
-DEMO_PROTOCOL = {"GLOSSA_ITERATIONS": "3", "GLOSSA_TEST_LIMIT": "32", "GLOSSA_MAX_TRAIN_STEPS": "60"}
+DEMO_PROTOCOL = {"GLOSSA_ITERATIONS": "3", "GLOSSA_TEST_LIMIT": "32", "GLOSSA_MAX_TRAIN_STEPS": "20"}
 
 
 @pytest.fixture
