@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 export PYTHONUNBUFFERED := 1
 
-.PHONY: install demo serve test test-fast test-vllm migrate data clean
+.PHONY: install demo serve lint test test-fast test-vllm migrate data clean
 
 install: $(VENV)/.installed
 
@@ -48,7 +48,12 @@ demo: data
 	@$(BIN)/python manage.py collectstatic --noinput -v0
 	$(DEMO_ENV) bash scripts/serve.sh $(PORT)
 
-test: install
+# Style: ruff's lint rules and formatter (configured in pyproject.toml).
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test: install lint
 	bash scripts/run-tests.sh
 
 test-fast: install

@@ -52,8 +52,10 @@ def main() -> None:
         cache = OutputCache()
         zero = EvaluationSettings(iterations=2, limit=args.limit, few_shot=False)
         n, secs = timed(backend, info, dataset, zero, cache)
-        print(f"{name}: zero-shot, 2 iterations: {n} samples in {secs:.1f} s = {n / secs:.2f} samples/s "
-              f"(output cache: {cache.hits} reused, {cache.misses} computed)")
+        print(
+            f"{name}: zero-shot, 2 iterations: {n} samples in {secs:.1f} s = {n / secs:.2f} samples/s "
+            f"(output cache: {cache.hits} reused, {cache.misses} computed)"
+        )
 
 
 if __name__ == "__main__":

@@ -33,12 +33,20 @@ def main() -> None:
     from lm_eval.tasks import TaskManager
 
     start = time.perf_counter()
-    lm = HFLM(pretrained=args.pretrained, dtype=args.dtype, batch_size=args.batch_size, device="cpu",
-              add_bos_token=True)
+    lm = HFLM(
+        pretrained=args.pretrained, dtype=args.dtype, batch_size=args.batch_size, device="cpu", add_bos_token=True
+    )
     load_s = time.perf_counter() - start
     start = time.perf_counter()
-    results = simple_evaluate(model=lm, tasks=[args.task], task_manager=TaskManager(include_path=args.include_path),
-                              batch_size=args.batch_size, device="cpu", bootstrap_iters=0, log_samples=True)
+    results = simple_evaluate(
+        model=lm,
+        tasks=[args.task],
+        task_manager=TaskManager(include_path=args.include_path),
+        batch_size=args.batch_size,
+        device="cpu",
+        bootstrap_iters=0,
+        log_samples=True,
+    )
     eval_s = time.perf_counter() - start
     samples = results["samples"][args.task]
     out = {
@@ -47,8 +55,15 @@ def main() -> None:
         "harness_total_evaluation_time_seconds": float(results.get("total_evaluation_time_seconds", "nan")),
         "metrics": results["results"][args.task],
         "n_samples": len(samples),
-        "samples": [{"doc_id": s["doc_id"], "context": s["arguments"][0][0], "gold": s["target"],
-                     "loglikelihoods": [r[0][0] for r in s["resps"]]} for s in samples],
+        "samples": [
+            {
+                "doc_id": s["doc_id"],
+                "context": s["arguments"][0][0],
+                "gold": s["target"],
+                "loglikelihoods": [r[0][0] for r in s["resps"]],
+            }
+            for s in samples
+        ],
     }
     with open(args.output, "w", encoding="utf-8") as handle:
         json.dump(out, handle, ensure_ascii=False)

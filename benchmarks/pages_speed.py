@@ -29,8 +29,13 @@ from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext, setup_test_environment  # noqa: E402
 
-TASKS = ["sentiment-classification", "linguistic-acceptability", "named-entity-recognition",
-         "reading-comprehension", "knowledge"]
+TASKS = [
+    "sentiment-classification",
+    "linguistic-acceptability",
+    "named-entity-recognition",
+    "reading-comprehension",
+    "knowledge",
+]
 
 
 def touch_board() -> None:
@@ -78,7 +83,11 @@ def main() -> None:
         print(f"board: {args.entries} entries × {args.datasets} datasets, {args.repeat} requests each")
         for label, url, cold in (
             ("board page", "/leaderboards/da/", False),
-            ("board page, filtered + sorted", "/leaderboards/da/?type=base&type=encoder&size=lt2&size=2-10&sort=ds:ds-3", False),
+            (
+                "board page, filtered + sorted",
+                "/leaderboards/da/?type=base&type=encoder&size=lt2&size=2-10&sort=ds:ds-3",
+                False,
+            ),
             ("board page, cold (new version)", "/leaderboards/da/", True),
             ("CSV export", "/leaderboards/da/export.csv", False),
             ("JSON export", "/leaderboards/da/export.json", False),

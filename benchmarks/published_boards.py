@@ -36,9 +36,11 @@ def main() -> int:
             failed += 1
             continue
         result = agreement(board)
-        print(f"| {path.name} | {len(board.models)} ({result.ranked}) | {len(board.datasets)} | "
-              f"{board.standard_error_cells} | {result.mean_abs_diff:.4f} | {result.median_abs_diff:.4f} | "
-              f"{result.max_abs_diff:.3f} | {result.spearman:.4f} |")
+        print(
+            f"| {path.name} | {len(board.models)} ({result.ranked}) | {len(board.datasets)} | "
+            f"{board.standard_error_cells} | {result.mean_abs_diff:.4f} | {result.median_abs_diff:.4f} | "
+            f"{result.max_abs_diff:.3f} | {result.spearman:.4f} |"
+        )
     return 1 if failed else 0
 
 

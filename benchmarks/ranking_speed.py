@@ -75,9 +75,15 @@ def main() -> None:
     args = parser.parse_args()
 
     primary, secondary, tasks = synthetic(args.entries, args.datasets, args.iterations)
-    print(f"{args.entries} entries × {args.datasets} datasets × {args.iterations} iterations; load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"{args.entries} entries × {args.datasets} datasets × {args.iterations} iterations; "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
     (w, c), (_, _, lang) = best_of(args.repeat, lambda: point_estimate(primary, secondary, tasks))
-    print(f"point estimate (dataset scores + rank scores): wall {w:.3f} s, cpu {c:.3f} s; ranked entries: {np.isfinite(lang).sum()}")
+    print(
+        f"point estimate (dataset scores + rank scores): wall {w:.3f} s, cpu {c:.3f} s; "
+        f"ranked entries: {np.isfinite(lang).sum()}"
+    )
     (w, c), board = best_of(
         max(1, args.repeat - 1),
         lambda: ranking.rank_language_board(primary, tasks, replicates=args.replicates),

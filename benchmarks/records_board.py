@@ -55,12 +55,16 @@ def main() -> int:
     diff = np.abs(np.array([ours[n] for n in names]) - np.array([theirs[n] for n in names]))
     rho = stats.spearmanr([ours[n] for n in names], [theirs[n] for n in names]).statistic
     print(f"import: {report.summary()} in {imported:.1f} s; aggregate {code}: {aggregated:.1f} s")
-    print("| board | records | entries ours / published | ranked ours / published | same ranked set "
-          "| mean abs. diff. | median | max | Spearman |")
+    print(
+        "| board | records | entries ours / published | ranked ours / published | same ranked set "
+        "| mean abs. diff. | median | max | Spearman |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
-    print(f"| {board_csv.name} | {report.imported} | {len(ours)} / {len(theirs)} | {len(ranked_ours)} / "
-          f"{len(ranked_theirs)} | {'yes' if ranked_ours == ranked_theirs else 'no'} | {diff.mean():.4f} | "
-          f"{np.median(diff):.4f} | {diff.max():.3f} | {rho:.4f} |")
+    print(
+        f"| {board_csv.name} | {report.imported} | {len(ours)} / {len(theirs)} | {len(ranked_ours)} / "
+        f"{len(ranked_theirs)} | {'yes' if ranked_ours == ranked_theirs else 'no'} | {diff.mean():.4f} | "
+        f"{np.median(diff):.4f} | {diff.max():.3f} | {rho:.4f} |"
+    )
     return 0 if ranked_ours == ranked_theirs else 1
 
 

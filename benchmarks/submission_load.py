@@ -16,7 +16,6 @@ one address (no proxy header is trusted), so the per-address rate limit is set b
 from __future__ import annotations
 
 import argparse
-import base64
 import json
 import os
 import re
@@ -52,9 +51,14 @@ def plan(n: int, run: str) -> list[dict]:
     while len(requests) < valid:
         requests.append({"model_id": keys[0][0], "revision": keys[0][1], "few_shot": keys[0][2], "kind": "valid"})
     bad = (n - valid) // 2
-    requests += [{"model_id": BAD_IDS[i % len(BAD_IDS)], "revision": "main", "few_shot": "few", "kind": "bad id"} for i in range(bad)]
-    requests += [{"model_id": f"nobody-{run}/model-{i}", "revision": "main", "few_shot": "few", "kind": "unknown"}
-                 for i in range(n - valid - bad)]
+    requests += [
+        {"model_id": BAD_IDS[i % len(BAD_IDS)], "revision": "main", "few_shot": "few", "kind": "bad id"}
+        for i in range(bad)
+    ]
+    requests += [
+        {"model_id": f"nobody-{run}/model-{i}", "revision": "main", "few_shot": "few", "kind": "unknown"}
+        for i in range(n - valid - bad)
+    ]
     # interleave deterministically so duplicates and refusals race each other
     return [requests[(i * 7) % len(requests)] for i in range(len(requests))] if len(requests) % 7 else requests
 
@@ -66,17 +70,28 @@ def submit_one(base: str, item: dict) -> dict:
         token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form.text).group(1)
         response = client.post(
             "/submit/",
-            data={"csrfmiddlewaretoken": token, "model_id": item["model_id"], "revision": item["revision"],
-                  "few_shot": item["few_shot"]},
+            data={
+                "csrfmiddlewaretoken": token,
+                "model_id": item["model_id"],
+                "revision": item["revision"],
+                "few_shot": item["few_shot"],
+            },
             headers={"Referer": base + "/submit/"},
         )
         elapsed = time.perf_counter() - started  # GET form + POST
-        outcome = {"kind": item["kind"], "status": response.status_code, "seconds": elapsed, "key": (
-            item["model_id"], item["revision"], item["few_shot"])}
+        outcome = {
+            "kind": item["kind"],
+            "status": response.status_code,
+            "seconds": elapsed,
+            "key": (item["model_id"], item["revision"], item["few_shot"]),
+        }
         if response.status_code == 302:
             page = client.get(response.headers["location"])
-            outcome["outcome"] = "queued" if "is queued for evaluation" in page.text else (
-                "existing" if "already submitted" in page.text else "redirect?")
+            outcome["outcome"] = (
+                "queued"
+                if "is queued for evaluation" in page.text
+                else ("existing" if "already submitted" in page.text else "redirect?")
+            )
             outcome["submission"] = int(response.headers["location"].rstrip("/").split("/")[-1])
         else:
             errors = re.findall(r'<ul class="errorlist"[^>]*>\s*<li>(.*?)</li>', response.text, re.S)
@@ -88,9 +103,11 @@ def submit_one(base: str, item: dict) -> dict:
 def sequential_posts(base: str, items: list[dict], results: list[dict], n: int = 30) -> dict[str, float]:
     """Median time of one POST at a time (no concurrency): the server's own cost per kind."""
     queued = next(r["key"] for r in results if r["outcome"] == "queued")
-    kinds = {"duplicate": {"model_id": queued[0], "revision": queued[1], "few_shot": queued[2]},
-             "bad id": next(i for i in items if i["kind"] == "bad id"),
-             "unknown": next(i for i in items if i["kind"] == "unknown")}
+    kinds = {
+        "duplicate": {"model_id": queued[0], "revision": queued[1], "few_shot": queued[2]},
+        "bad id": next(i for i in items if i["kind"] == "bad id"),
+        "unknown": next(i for i in items if i["kind"] == "unknown"),
+    }
     medians = {}
     with httpx.Client(base_url=base, timeout=60) as client:
         token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', client.get("/submit/").text).group(1)
@@ -98,9 +115,16 @@ def sequential_posts(base: str, items: list[dict], results: list[dict], n: int =
             times = []
             for _ in range(n):
                 started = time.perf_counter()
-                client.post("/submit/", headers={"Referer": base + "/submit/"}, data={
-                    "csrfmiddlewaretoken": token, "model_id": item["model_id"], "revision": item["revision"],
-                    "few_shot": item["few_shot"]})
+                client.post(
+                    "/submit/",
+                    headers={"Referer": base + "/submit/"},
+                    data={
+                        "csrfmiddlewaretoken": token,
+                        "model_id": item["model_id"],
+                        "revision": item["revision"],
+                        "few_shot": item["few_shot"],
+                    },
+                )
                 times.append(time.perf_counter() - started)
             medians[kind] = statistics.median(times)
         times = []
@@ -146,9 +170,22 @@ def main() -> int:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     server = subprocess.Popen(
-        [str(ROOT / ".venv" / "bin" / "gunicorn"), "leaderboard.wsgi", "--bind", f"127.0.0.1:{port}",
-         "--workers", str(args.workers), "--timeout", "120", "--backlog", "2048"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        [
+            str(ROOT / ".venv" / "bin" / "gunicorn"),
+            "leaderboard.wsgi",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(args.workers),
+            "--timeout",
+            "120",
+            "--backlog",
+            "2048",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     try:
         for _ in range(100):
@@ -189,16 +226,21 @@ def main() -> int:
     split_keys = {k: v for k, v in by_key.items() if len(v) > 1}
     latencies = sorted(r["seconds"] for r in results)
 
-    print(f"requests: {len(results)} in {wall:.2f} s ({len(results) / wall:.1f} req/s), gunicorn workers: {args.workers}, "
-          f"rate limit: {args.limit}/address/day")
-    print("latency (GET form + POST) p50 %.3f s, p95 %.3f s, max %.3f s" % (
-        statistics.median(latencies), latencies[int(0.95 * (len(latencies) - 1))], latencies[-1]))
+    print(
+        f"requests: {len(results)} in {wall:.2f} s ({len(results) / wall:.1f} req/s), "
+        f"gunicorn workers: {args.workers}, "
+        f"rate limit: {args.limit}/address/day"
+    )
+    p50, p95 = statistics.median(latencies), latencies[int(0.95 * (len(latencies) - 1))]
+    print(f"latency (GET form + POST) p50 {p50:.3f} s, p95 {p95:.3f} s, max {latencies[-1]:.3f} s")
     print("one request at a time, median of 30: " + ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in single.items()))
     print("HTTP statuses:", dict(sorted(statuses.items())))
     for (kind, outcome, reason), n in sorted(outcomes.items()):
         print(f"  {n:4d}  {kind:8s} {outcome:9s} {reason}")
-    print(f"submissions created: {ours.count()}, responses 'queued': {len(queued)}, broker messages: {len(messages)}, "
-          f"distinct valid keys: {len({r['key'] for r in results if r['kind'] == 'valid'})}")
+    print(
+        f"submissions created: {ours.count()}, responses 'queued': {len(queued)}, broker messages: {len(messages)}, "
+        f"distinct valid keys: {len({r['key'] for r in results if r['kind'] == 'valid'})}"
+    )
     problems = []
     if server_errors:
         problems.append(f"{len(server_errors)} server errors")

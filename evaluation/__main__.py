@@ -34,8 +34,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--backend", default="transformers", help="transformers | vllm | openai:URL")
     run.add_argument("--data-dir", default=None)
     run.add_argument("--trust-remote-code", action="store_true")
-    run.add_argument("--max-train-steps", type=int, default=None,
-                     help="encoders: optimizer steps per iteration at most (default: until early stopping)")
+    run.add_argument(
+        "--max-train-steps",
+        type=int,
+        default=None,
+        help="encoders: optimizer steps per iteration at most (default: until early stopping)",
+    )
     run.add_argument("--output", required=True, help="JSONL file the records are appended to")
     return parser
 
@@ -73,10 +77,17 @@ def main(argv: list[str] | None = None) -> int:
     output = Path(args.output)
     output.parent.mkdir(parents=True, exist_ok=True)
     settings = EvaluationSettings(
-        revision=args.revision, few_shot=not args.zero_shot, iterations=args.iterations, limit=args.limit,
-        backend=args.backend, trust_remote_code=args.trust_remote_code, data_dir=args.data_dir,
-        output_dir=output.with_name(output.stem + ".predictions"), validation_split=args.validation_split,
-        max_train_steps=args.max_train_steps)
+        revision=args.revision,
+        few_shot=not args.zero_shot,
+        iterations=args.iterations,
+        limit=args.limit,
+        backend=args.backend,
+        trust_remote_code=args.trust_remote_code,
+        data_dir=args.data_dir,
+        output_dir=output.with_name(output.stem + ".predictions"),
+        validation_split=args.validation_split,
+        max_train_steps=args.max_train_steps,
+    )
 
     def append(record: dict) -> None:
         with output.open("a", encoding="utf-8") as handle:
@@ -92,8 +103,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {reason}", file=sys.stderr)
 
     try:
-        evaluate_model(args.model, args.dataset, settings, on_record=append, on_progress=_Progress(),
-                       on_dataset_error=skip)
+        evaluate_model(
+            args.model, args.dataset, settings, on_record=append, on_progress=_Progress(), on_dataset_error=skip
+        )
     except EvaluationError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

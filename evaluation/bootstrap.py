@@ -19,7 +19,9 @@ NUM_BOOTSTRAPS = 10
 CHAR_CAPS = (512, 1024, 2048, 4096, 8192)
 
 
-def bootstrap_indices(sizes: dict[str, int], iterations: int = NUM_BOOTSTRAPS, seed: int = SEED) -> dict[str, np.ndarray]:
+def bootstrap_indices(
+    sizes: dict[str, int], iterations: int = NUM_BOOTSTRAPS, seed: int = SEED
+) -> dict[str, np.ndarray]:
     """Row indices per split, shape ``(max(10, iterations), n)``."""
     rng = np.random.default_rng(seed)
     draws = max(NUM_BOOTSTRAPS, iterations)
@@ -70,7 +72,9 @@ def select_shots(
     candidates: list[int] = []
     for cap in (*CHAR_CAPS, None):
         candidates = distinct(cap)
-        if len(candidates) >= num_shots and (label_of is None or _covers_labels(candidates, train_rows, label_of, labels)):
+        if len(candidates) >= num_shots and (
+            label_of is None or _covers_labels(candidates, train_rows, label_of, labels)
+        ):
             break
     if label_of is None:
         return candidates[:num_shots]

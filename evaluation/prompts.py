@@ -41,8 +41,10 @@ def language_table(code: str) -> dict:
     try:
         return LANGUAGES[code]
     except KeyError:
-        raise UnsupportedLanguage(f"no prompts for language {code!r}; add it to evaluation/prompt_languages.py "
-                                  f"(known: {', '.join(sorted(LANGUAGES))})") from None
+        raise UnsupportedLanguage(
+            f"no prompts for language {code!r}; add it to evaluation/prompt_languages.py "
+            f"(known: {', '.join(sorted(LANGUAGES))})"
+        ) from None
 
 
 def _join_or(words: Sequence[str], or_word: str) -> str:
@@ -101,8 +103,9 @@ class TaskFormat:
 
     def labels_phrase(self, row: dict | None = None) -> str:
         if self.task == "named-entity-recognition":
-            return _join_or(list(self.ner_keys().values()), "og" if self.language in ("da", "nb", "no") else
-                            self.table["or"])
+            return _join_or(
+                list(self.ner_keys().values()), "og" if self.language in ("da", "nb", "no") else self.table["or"]
+            )
         return _join_or(self.label_words(row), self.table["or"])
 
     # --- rows ------------------------------------------------------------------------------
@@ -200,7 +203,7 @@ def entities_to_bio(tokens: Sequence[str], entities: dict, keys: dict[str, str])
             words = value.lower().split()
             n = len(words)
             for start in range(len(tokens) - n + 1):
-                if lowered[start:start + n] == words and all(t == "O" for t in tags[start:start + n]):
+                if lowered[start : start + n] == words and all(t == "O" for t in tags[start : start + n]):
                     tags[start] = f"B-{tag}"
                     for k in range(start + 1, start + n):
                         tags[k] = f"I-{tag}"
@@ -211,8 +214,10 @@ def ner_json_schema(keys: dict[str, str]) -> dict:
     names = list(keys.values())
     return {
         "type": "object",
-        "properties": {name: {"type": "array", "items": {"type": "string", "maxLength": 48},
-                              "maxItems": MAX_NER_PER_TYPE} for name in names},
+        "properties": {
+            name: {"type": "array", "items": {"type": "string", "maxLength": 48}, "maxItems": MAX_NER_PER_TYPE}
+            for name in names
+        },
         "required": names,
         "additionalProperties": False,
     }
@@ -233,8 +238,14 @@ def truncate_row(row: dict, task: str, keep_fraction: float) -> dict:
     return row
 
 
-def fit_prompt(render: Callable[[Sequence[dict], dict], str], shots: Sequence[dict], row: dict, task: str,
-               count_tokens: Callable[[str], int], max_tokens: int) -> tuple[str, int, bool]:
+def fit_prompt(
+    render: Callable[[Sequence[dict], dict], str],
+    shots: Sequence[dict],
+    row: dict,
+    task: str,
+    count_tokens: Callable[[str], int],
+    max_tokens: int,
+) -> tuple[str, int, bool]:
     """Render, dropping shots from the end and then truncating the text until it fits.
 
     Returns (prompt, number of shots kept, whether the text was truncated).

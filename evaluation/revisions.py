@@ -46,19 +46,25 @@ def bundled_commit(package: str, version: str) -> str:
 
 def is_commit_id(value: object) -> bool:
     """A full 40-hex commit sha or a bundled model's commit: what records and rows store."""
-    return isinstance(value, str) and len(value) <= MAX_COMMIT_LENGTH and bool(
-        FULL_SHA.match(value) or BUNDLED_COMMIT.match(value))
+    return (
+        isinstance(value, str)
+        and len(value) <= MAX_COMMIT_LENGTH
+        and bool(FULL_SHA.match(value) or BUNDLED_COMMIT.match(value))
+    )
 
 
 def refusal(model_id: str, revision: str) -> str | None:
     """Why ``revision`` is refused whatever the repository holds, or None."""
     if PULL_REQUEST.match(revision):
-        return (f"{revision!r} is a pull request of {model_id}. Pull requests are never evaluated: anyone can open "
-                "one on a public repository, with their own weights and code. Submit the default branch "
-                f"({DEFAULT_BRANCH!r}), a tag or a commit of the default branch once the change is merged.")
+        return (
+            f"{revision!r} is a pull request of {model_id}. Pull requests are never evaluated: anyone can open "
+            "one on a public repository, with their own weights and code. Submit the default branch "
+            f"({DEFAULT_BRANCH!r}), a tag or a commit of the default branch once the change is merged."
+        )
     if revision.lower().startswith("refs/"):
-        return (f"{revision!r} is a raw git ref; write the default branch ({DEFAULT_BRANCH!r}), a tag name or a "
-                "commit sha.")
+        return (
+            f"{revision!r} is a raw git ref; write the default branch ({DEFAULT_BRANCH!r}), a tag name or a commit sha."
+        )
     return None
 
 
@@ -87,21 +93,27 @@ def pin(model_id: str, revision: str, refs: Refs, history: Callable[[], Iterable
     if revision in refs.branches:
         raise RevisionRefused(
             f"{revision!r} is a branch of {model_id} other than the default branch ({DEFAULT_BRANCH!r}); only the "
-            "default branch, tags and its commits are evaluated. Submit a tag or the commit sha once it is merged.")
+            "default branch, tags and its commits are evaluated. Submit a tag or the commit sha once it is merged."
+        )
     if revision in refs.tags:
         return refs.tags[revision].lower()
     prefix = revision.lower()
     if not SHA_PREFIX.match(prefix):
-        raise ModelNotFound(f"model {model_id!r} has no revision {revision!r} on the Hugging Face Hub "
-                            f"(no tag of that name, and the default branch is {DEFAULT_BRANCH!r})")
+        raise ModelNotFound(
+            f"model {model_id!r} has no revision {revision!r} on the Hugging Face Hub "
+            f"(no tag of that name, and the default branch is {DEFAULT_BRANCH!r})"
+        )
     published = {sha.lower() for sha in refs.tags.values()}
     published.update(sha.lower() for sha in history())
     matches = sorted(sha for sha in published if sha.startswith(prefix))
     if len(matches) > 1:
-        raise RevisionRefused(f"the short sha {revision!r} matches {len(matches)} commits of {model_id}; "
-                              "give more digits or the full 40-character sha")
+        raise RevisionRefused(
+            f"the short sha {revision!r} matches {len(matches)} commits of {model_id}; "
+            "give more digits or the full 40-character sha"
+        )
     if not matches:
         raise RevisionRefused(
             f"commit {revision!r} is not on the default branch ({DEFAULT_BRANCH!r}) of {model_id} nor a tag's commit. "
-            "Commits of pull requests and other branches are not evaluated.")
+            "Commits of pull requests and other branches are not evaluated."
+        )
     return matches[0]

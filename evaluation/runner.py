@@ -35,8 +35,19 @@ from evaluation.prompts import TaskFormat, fit_prompt, ner_json_schema
 from evaluation.tasks import engine_task, get_task
 
 CHUNK = 64  # prompts per backend call (progress granularity)
-VERSION_PACKAGES = ("glossa", "numpy", "torch", "transformers", "xgrammar", "scikit-learn", "seqeval", "sacrebleu",
-                    "rouge-score", "vllm", "httpx")
+VERSION_PACKAGES = (
+    "glossa",
+    "numpy",
+    "torch",
+    "transformers",
+    "xgrammar",
+    "scikit-learn",
+    "seqeval",
+    "sacrebleu",
+    "rouge-score",
+    "vllm",
+    "httpx",
+)
 
 
 @dataclass
@@ -57,10 +68,15 @@ ProgressFn = Callable[[str, int, int], None]
 DatasetErrorFn = Callable[[str, str], None]  # (dataset name, reason)
 
 
-def evaluate_model(model_id: str, dataset_names: Sequence[str], settings: EvaluationSettings | None = None, *,
-                   on_record: Callable[[dict], None] | None = None,
-                   on_progress: ProgressFn | None = None,
-                   on_dataset_error: DatasetErrorFn | None = None) -> list[dict]:
+def evaluate_model(
+    model_id: str,
+    dataset_names: Sequence[str],
+    settings: EvaluationSettings | None = None,
+    *,
+    on_record: Callable[[dict], None] | None = None,
+    on_progress: ProgressFn | None = None,
+    on_dataset_error: DatasetErrorFn | None = None,
+) -> list[dict]:
     """One record per dataset evaluated. A dataset that cannot be loaded (missing, invalid
     folder) raises, unless ``on_dataset_error`` is given: then it is told the dataset and
     the reason, and the other datasets are evaluated (the model is not loaded at all when
@@ -82,8 +98,9 @@ def evaluate_model(model_id: str, dataset_names: Sequence[str], settings: Evalua
     records = []
     try:
         for dataset in loaded:
-            record, predictions = evaluate_dataset(backend, info, dataset, settings, cache=cache,
-                                                   on_progress=on_progress)
+            record, predictions = evaluate_dataset(
+                backend, info, dataset, settings, cache=cache, on_progress=on_progress
+            )
             if settings.output_dir:
                 record["predictions_file"] = str(write_predictions(Path(settings.output_dir), record, predictions))
             records.append(record)
@@ -94,8 +111,9 @@ def evaluate_model(model_id: str, dataset_names: Sequence[str], settings: Evalua
     return records
 
 
-def _load_datasets(names: Sequence[str], settings: EvaluationSettings,
-                   on_error: DatasetErrorFn | None) -> list[LoadedDataset]:
+def _load_datasets(
+    names: Sequence[str], settings: EvaluationSettings, on_error: DatasetErrorFn | None
+) -> list[LoadedDataset]:
     loaded = []
     for name in names:
         try:
@@ -125,12 +143,25 @@ def _evaluate_encoder(info, loaded, settings, on_record, on_progress) -> list[di
         sizes = {split: len(splits[split]) for split in SPLITS}
         indices = bootstrap_indices(sizes, settings.iterations)
         raw = evaluate_encoder_dataset(
-            model_dir, ds_info, splits, indices, iterations=settings.iterations,
-            max_steps=settings.max_train_steps, device=_training_device(),
+            model_dir,
+            ds_info,
+            splits,
+            indices,
+            iterations=settings.iterations,
+            max_steps=settings.max_train_steps,
+            device=_training_device(),
             progress=(lambda done, total, name=ds_info.name: on_progress(name, done, total)) if on_progress else None,
         )
-        record = build_record(info, ds_info, get_task(ds_info.task).name, raw, settings,
-                              SimpleNamespace(name="transformers"), "finetune", [[] for _ in raw])
+        record = build_record(
+            info,
+            ds_info,
+            get_task(ds_info.task).name,
+            raw,
+            settings,
+            SimpleNamespace(name="transformers"),
+            "finetune",
+            [[] for _ in raw],
+        )
         records.append(record)
         if on_record:
             on_record(record)
@@ -146,9 +177,15 @@ def _training_device() -> str:
 # --- one dataset ---------------------------------------------------------------------------
 
 
-def evaluate_dataset(backend: Backend, info: ModelInfo, dataset: LoadedDataset, settings: EvaluationSettings, *,
-                     cache: OutputCache | None = None,
-                     on_progress: ProgressFn | None = None) -> tuple[dict, list[dict]]:
+def evaluate_dataset(
+    backend: Backend,
+    info: ModelInfo,
+    dataset: LoadedDataset,
+    settings: EvaluationSettings,
+    *,
+    cache: OutputCache | None = None,
+    on_progress: ProgressFn | None = None,
+) -> tuple[dict, list[dict]]:
     cache = cache if cache is not None else OutputCache()
     ds_info = dataset.info
     spec = engine_task(ds_info.task)
@@ -169,21 +206,32 @@ def evaluate_dataset(backend: Backend, info: ModelInfo, dataset: LoadedDataset, 
     def render(shots, row):
         return fmt.render_base(shots, row) if style == "base" else backend.render_chat(fmt.messages(shots, row))
 
-    uniques = [sorted(set(int(r) for r in idx[eval_split][i])) for i in range(settings.iterations)]
+    uniques = [sorted({int(r) for r in idx[eval_split][i]}) for i in range(settings.iterations)]
     total_units, done = sum(len(u) for u in uniques), 0
     raw, shot_ids_all, predictions, valid_flags = [], [], [], []
     for i in range(settings.iterations):
-        shot_ids = select_shots(
-            train, idx["train"][i], num_shots=num_shots, iteration=i, text_of=fmt.shot_text,
-            dedupe_key=fmt.shot_text, label_of=fmt.gold_label if fmt.gold_label(train[0]) is not None else None,
-            labels=fmt.canonical_labels(train[0]) or None) if num_shots and train else []
+        shot_ids = (
+            select_shots(
+                train,
+                idx["train"][i],
+                num_shots=num_shots,
+                iteration=i,
+                text_of=fmt.shot_text,
+                dedupe_key=fmt.shot_text,
+                label_of=fmt.gold_label if fmt.gold_label(train[0]) is not None else None,
+                labels=fmt.canonical_labels(train[0]) or None,
+            )
+            if num_shots and train
+            else []
+        )
         shot_ids_all.append(shot_ids)
         shots = [train[j] for j in shot_ids]
         per_row: dict[int, dict] = {}
         for start in range(0, len(uniques[i]), CHUNK):
-            chunk = uniques[i][start:start + CHUNK]
-            prompts = [fit_prompt(render, shots, rows[r], spec.name, backend.count_tokens, max_prompt_tokens)[0]
-                       for r in chunk]
+            chunk = uniques[i][start : start + CHUNK]
+            prompts = [
+                fit_prompt(render, shots, rows[r], spec.name, backend.count_tokens, max_prompt_tokens)[0] for r in chunk
+            ]
             results = _predict(backend, fmt, spec, style, [rows[r] for r in chunk], prompts, cache)
             for r, prompt, res in zip(chunk, prompts, results, strict=True):
                 per_row[r] = {"prompt_hash": prompt_key("prompt", prompt), **res}
@@ -221,15 +269,21 @@ def _gold(fmt: TaskFormat, row: dict):
     return row["target_text"]
 
 
-def _predict(backend: Backend, fmt: TaskFormat, spec, style: str, rows: list[dict], prompts: list[str],
-             cache: OutputCache) -> list[dict]:
+def _predict(
+    backend: Backend, fmt: TaskFormat, spec, style: str, rows: list[dict], prompts: list[str], cache: OutputCache
+) -> list[dict]:
     """One result dict per row: ``prediction`` plus ``output`` / ``scores`` for the record."""
     if fmt.is_classification or fmt.is_multiple_choice:
         words = fmt.label_words(rows[0])
         canon = fmt.canonical_labels(rows[0])
         continuations = [(" " + w) if style == "base" else w for w in words]
-        scores = _cached(cache, "labels", prompts, {"c": continuations},
-                         lambda ps: backend.label_logprobs(ps, continuations, shared_prefix=_common_prefix(ps)))
+        scores = _cached(
+            cache,
+            "labels",
+            prompts,
+            {"c": continuations},
+            lambda ps: backend.label_logprobs(ps, continuations, shared_prefix=_common_prefix(ps)),
+        )
         if scores is not None:
             return [{"scores": s, "prediction": canon[int(np.argmax(s))]} for s in scores]
         outputs = _generate(backend, prompts, spec.max_new_tokens, cache)
@@ -255,9 +309,13 @@ def _common_prefix(prompts: list[str]) -> str | None:
 
 def _generate(backend, prompts, max_new_tokens, cache, schema=None) -> list[str]:
     params = {"max_new_tokens": max_new_tokens, "schema": schema}
-    return _cached(cache, "generate", prompts, params,
-                   lambda ps: backend.generate(ps, max_new_tokens, json_schema=schema,
-                                               shared_prefix=_common_prefix(ps)))
+    return _cached(
+        cache,
+        "generate",
+        prompts,
+        params,
+        lambda ps: backend.generate(ps, max_new_tokens, json_schema=schema, shared_prefix=_common_prefix(ps)),
+    )
 
 
 def _cached(cache: OutputCache, kind: str, prompts: list[str], params: dict, compute):
@@ -290,8 +348,16 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
-def build_record(info: ModelInfo, ds_info, task: str, raw: list[dict], settings: EvaluationSettings,
-                 backend: Backend, style: str, shot_ids: list[list[int]]) -> dict:
+def build_record(
+    info: ModelInfo,
+    ds_info,
+    task: str,
+    raw: list[dict],
+    settings: EvaluationSettings,
+    backend: Backend,
+    style: str,
+    shot_ids: list[list[int]],
+) -> dict:
     return {
         "dataset": ds_info.name,
         "dataset_version": ds_info.fingerprint,
@@ -318,7 +384,7 @@ def build_record(info: ModelInfo, ds_info, task: str, raw: list[dict], settings:
         "shot_ids": shot_ids,
         "versions": package_versions(),
         "predictions_file": None,
-        "created_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
 
 

@@ -54,12 +54,25 @@ TASKS: dict[str, TaskSpec] = {
         # Imported from EuroEval results; Glossa's engine does not evaluate these.
         TaskSpec("simplification", "meteor", "sari", 3, 256, False, "Simplification", evaluable=False),
         TaskSpec(
-            "instruction-following", "instruction_accuracy", None, 0, 2048, False, "Instruction following",
+            "instruction-following",
+            "instruction_accuracy",
+            None,
+            0,
+            2048,
+            False,
+            "Instruction following",
             evaluable=False,
         ),
         TaskSpec(
-            "european-values", "european_values", None, 0, 10, True, "European values",
-            evaluable=False, orthogonal=True,
+            "european-values",
+            "european_values",
+            None,
+            0,
+            10,
+            True,
+            "European values",
+            evaluable=False,
+            orthogonal=True,
         ),
     )
 }
@@ -120,6 +133,6 @@ def canonical_metric(name: str) -> str:
     """``test_mcc`` → ``mcc``; ``val_f1`` → ``f1``; ``test_chr_f3pp`` → ``chrf3pp``."""
     for prefix in ("test_", "val_"):
         if name.startswith(prefix):
-            name = name[len(prefix):]
+            name = name[len(prefix) :]
             break
     return METRIC_ALIASES.get(name, name)

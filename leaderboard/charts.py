@@ -70,31 +70,42 @@ def board_scatter(rows: list[dict]) -> go.Figure:
         if row["rank_score"] is None or not math.isfinite(row["rank_score"]) or not row["num_parameters"]:
             continue
         by_type.setdefault(row["type"], []).append(row)
-    ticks = [m * 10 ** k for k in range(6, 13) for m in (1, 3)]
-    figure = go.Figure(layout=_layout(
-        xaxis=dict(title="Parameters", type="log", gridcolor="#e6e9ef",
-                   tickvals=ticks, ticktext=[_short_count(t) for t in ticks]),
-        yaxis=dict(title="Rank score (lower is better)", autorange="reversed", gridcolor="#e6e9ef"),
-        showlegend=True,
-        height=440,
-    ))
+    ticks = [m * 10**k for k in range(6, 13) for m in (1, 3)]
+    figure = go.Figure(
+        layout=_layout(
+            xaxis=dict(
+                title="Parameters",
+                type="log",
+                gridcolor="#e6e9ef",
+                tickvals=ticks,
+                ticktext=[_short_count(t) for t in ticks],
+            ),
+            yaxis=dict(title="Rank score (lower is better)", autorange="reversed", gridcolor="#e6e9ef"),
+            showlegend=True,
+            height=440,
+        )
+    )
     for model_type in TYPE_COLOURS:
         points = by_type.get(model_type)
         if not points:
             continue
         upper = [(p["ci_high"] - p["rank_score"]) if p["ci_high"] is not None else 0 for p in points]
         lower = [(p["rank_score"] - p["ci_low"]) if p["ci_low"] is not None else 0 for p in points]
-        figure.add_trace(go.Scatter(
-            x=[p["num_parameters"] for p in points],
-            y=[p["rank_score"] for p in points],
-            error_y=dict(type="data", array=upper, arrayminus=lower, thickness=1, width=0, color="rgba(60,60,60,0.25)"),
-            mode="markers",
-            name=TYPE_NAMES[model_type],
-            marker=dict(color=TYPE_COLOURS[model_type], size=9, line=dict(width=1, color="white")),
-            customdata=[[p["name"], p["parameters"], p["score_ci"] or "–", p["rank_display"]] for p in points],
-            hovertemplate="<b>%{customdata[0]}</b><br>rank %{customdata[3]} · score %{y:.2f} [%{customdata[2]}]"
-            "<br>%{customdata[1]} parameters<extra></extra>",
-        ))
+        figure.add_trace(
+            go.Scatter(
+                x=[p["num_parameters"] for p in points],
+                y=[p["rank_score"] for p in points],
+                error_y=dict(
+                    type="data", array=upper, arrayminus=lower, thickness=1, width=0, color="rgba(60,60,60,0.25)"
+                ),
+                mode="markers",
+                name=TYPE_NAMES[model_type],
+                marker=dict(color=TYPE_COLOURS[model_type], size=9, line=dict(width=1, color="white")),
+                customdata=[[p["name"], p["parameters"], p["score_ci"] or "–", p["rank_display"]] for p in points],
+                hovertemplate="<b>%{customdata[0]}</b><br>rank %{customdata[3]} · score %{y:.2f} [%{customdata[2]}]"
+                "<br>%{customdata[1]} parameters<extra></extra>",
+            )
+        )
     return figure
 
 
@@ -104,12 +115,14 @@ def model_strip(evaluations: list[dict]) -> go.Figure:
     for row in evaluations:
         if row["primary_values"]:
             variants.setdefault(row["variant"], []).append(row)
-    figure = go.Figure(layout=_layout(
-        yaxis=dict(title="Primary score (×100)", gridcolor="#e6e9ef"),
-        xaxis=dict(tickangle=-45, automargin=True),
-        height=420,
-        boxmode="group",
-    ))
+    figure = go.Figure(
+        layout=_layout(
+            yaxis=dict(title="Primary score (×100)", gridcolor="#e6e9ef"),
+            xaxis=dict(tickangle=-45, automargin=True),
+            height=420,
+            boxmode="group",
+        )
+    )
     for index, (variant, rows) in enumerate(variants.items()):
         x, y, text = [], [], []
         for row in rows:
@@ -117,12 +130,21 @@ def model_strip(evaluations: list[dict]) -> go.Figure:
                 x.append(row["dataset"])
                 y.append(value)
                 text.append(f"{row['dataset']} · iteration {iteration + 1} · {row['primary_metric']} {value:.2f}")
-        figure.add_trace(go.Box(
-            x=x, y=y, name=variant, boxpoints="all", jitter=0.5, pointpos=0,
-            fillcolor="rgba(0,0,0,0)", line=dict(width=1, color="rgba(0,0,0,0.25)"),
-            marker=dict(color=VARIANT_COLOURS[index % len(VARIANT_COLOURS)], size=6, opacity=0.8),
-            hovertext=text, hoverinfo="text",
-        ))
+        figure.add_trace(
+            go.Box(
+                x=x,
+                y=y,
+                name=variant,
+                boxpoints="all",
+                jitter=0.5,
+                pointpos=0,
+                fillcolor="rgba(0,0,0,0)",
+                line=dict(width=1, color="rgba(0,0,0,0.25)"),
+                marker=dict(color=VARIANT_COLOURS[index % len(VARIANT_COLOURS)], size=6, opacity=0.8),
+                hovertext=text,
+                hoverinfo="text",
+            )
+        )
     return figure
 
 
@@ -132,20 +154,27 @@ def model_task_bars(evaluations: list[dict]) -> go.Figure:
     for row in evaluations:
         if row["primary"] is not None:
             per_variant.setdefault(row["variant"], {}).setdefault(row["task_label"], []).append(row["primary"]["mean"])
-    figure = go.Figure(layout=_layout(
-        yaxis=dict(title="Mean primary score (×100)", gridcolor="#e6e9ef"),
-        barmode="group",
-        height=360,
-    ))
+    figure = go.Figure(
+        layout=_layout(
+            yaxis=dict(title="Mean primary score (×100)", gridcolor="#e6e9ef"),
+            barmode="group",
+            height=360,
+        )
+    )
     for index, (variant, tasks) in enumerate(per_variant.items()):
         labels = list(tasks)
         means = [sum(v) / len(v) for v in tasks.values()]
-        figure.add_trace(go.Bar(
-            x=labels, y=means, name=variant,
-            marker=dict(color=VARIANT_COLOURS[index % len(VARIANT_COLOURS)]),
-            text=[f"{m:.1f}" for m in means], textposition="outside",
-            hovertemplate="%{x}: %{y:.2f}<extra>" + variant + "</extra>",
-        ))
+        figure.add_trace(
+            go.Bar(
+                x=labels,
+                y=means,
+                name=variant,
+                marker=dict(color=VARIANT_COLOURS[index % len(VARIANT_COLOURS)]),
+                text=[f"{m:.1f}" for m in means],
+                textposition="outside",
+                hovertemplate="%{x}: %{y:.2f}<extra>" + variant + "</extra>",
+            )
+        )
     return figure
 
 
@@ -153,16 +182,36 @@ def dataset_distribution(rows: list[dict], metric_label: str) -> go.Figure:
     """Histogram of the entries' primary means with a box plot of them above it."""
     values = [row["primary"]["mean"] for row in rows]
     names = [row["name"] for row in rows]
-    figure = go.Figure(layout=_layout(
-        xaxis=dict(title=f"{metric_label} (×100)", gridcolor="#e6e9ef"),
-        yaxis=dict(title="Entries", domain=[0, 0.78], gridcolor="#e6e9ef"),
-        yaxis2=dict(domain=[0.82, 1], showticklabels=False),
-        showlegend=False,
-        height=380,
-    ))
-    figure.add_trace(go.Histogram(x=values, nbinsx=min(30, max(5, len(values) // 3)), marker=dict(color="#3a6ea5"),
-                                  hovertemplate="%{x}: %{y} entries<extra></extra>"))
-    figure.add_trace(go.Box(x=values, yaxis="y2", name="", boxpoints="all", jitter=0.6, pointpos=0,
-                            marker=dict(color="#1d3557", size=5, opacity=0.6), line=dict(color="#1d3557", width=1),
-                            fillcolor="rgba(58,110,165,0.15)", hovertext=names, hoverinfo="text+x"))
+    figure = go.Figure(
+        layout=_layout(
+            xaxis=dict(title=f"{metric_label} (×100)", gridcolor="#e6e9ef"),
+            yaxis=dict(title="Entries", domain=[0, 0.78], gridcolor="#e6e9ef"),
+            yaxis2=dict(domain=[0.82, 1], showticklabels=False),
+            showlegend=False,
+            height=380,
+        )
+    )
+    figure.add_trace(
+        go.Histogram(
+            x=values,
+            nbinsx=min(30, max(5, len(values) // 3)),
+            marker=dict(color="#3a6ea5"),
+            hovertemplate="%{x}: %{y} entries<extra></extra>",
+        )
+    )
+    figure.add_trace(
+        go.Box(
+            x=values,
+            yaxis="y2",
+            name="",
+            boxpoints="all",
+            jitter=0.6,
+            pointpos=0,
+            marker=dict(color="#1d3557", size=5, opacity=0.6),
+            line=dict(color="#1d3557", width=1),
+            fillcolor="rgba(58,110,165,0.15)",
+            hovertext=names,
+            hoverinfo="text+x",
+        )
+    )
     return figure

@@ -47,7 +47,9 @@ class SubmissionForm(forms.Form):
         label="Hugging Face model id",
         max_length=2 * MAX_SEGMENT + 1,
         validators=[validate_model_id],
-        widget=forms.TextInput(attrs={"placeholder": "organisation/name", "autocomplete": "off", "spellcheck": "false"}),
+        widget=forms.TextInput(
+            attrs={"placeholder": "organisation/name", "autocomplete": "off", "spellcheck": "false"}
+        ),
     )
     revision = forms.CharField(
         label="Revision",

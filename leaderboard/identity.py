@@ -36,10 +36,12 @@ class Protocol:
         return f"iterations={self.iterations}{limit}"
 
     @classmethod
-    def parse(cls, key: str) -> "Protocol":
+    def parse(cls, key: str) -> Protocol:
         match = _KEY.match(key or "")
         if not match:
-            raise InvalidProtocol(f"not a protocol: {key!r} (expected e.g. 'iterations=10' or 'iterations=3,test-limit=32')")
+            raise InvalidProtocol(
+                f"not a protocol: {key!r} (expected e.g. 'iterations=10' or 'iterations=3,test-limit=32')"
+            )
         return cls(int(match["iterations"]), int(match["limit"] or FULL_SPLIT))
 
     def describe(self) -> str:

@@ -33,8 +33,13 @@ def _primary(evaluation: Evaluation, metric_values: dict[str, list[float]], summ
     return METRIC_LABELS.get(metric, metric), summary(metric_values.get(metric))
 
 
-def commit_history(model: LanguageModel, evaluations: list[Evaluation], scores: dict[int, dict[str, list[float]]],
-                   board_commits: set[str], summary) -> list[dict]:
+def commit_history(
+    model: LanguageModel,
+    evaluations: list[Evaluation],
+    scores: dict[int, dict[str, list[float]]],
+    board_commits: set[str],
+    summary,
+) -> list[dict]:
     """One group per commit (newest evaluation first), each with its evaluations.
 
     ``evaluations`` need ``dataset`` and ``dataset_version`` loaded; ``scores`` is evaluation id
@@ -50,27 +55,31 @@ def commit_history(model: LanguageModel, evaluations: list[Evaluation], scores: 
         rows = []
         for ev in members:
             metric, primary = _primary(ev, scores.get(ev.id, {}), summary)
-            rows.append({
-                "dataset": ev.dataset.name,
-                "dataset_url": reverse("dataset", kwargs={"name": ev.dataset.name}),
-                "version": ev.dataset_version.short,
-                "version_full": ev.dataset_version.fingerprint,
-                "protocol": ev.protocol.describe(),
-                "variant": "few-shot" if ev.few_shot else "zero-shot",
-                "validation_split": ev.validation_split,
-                "date": ev.created_at,
-                "primary_metric": metric,
-                "primary": primary,
-            })
+            rows.append(
+                {
+                    "dataset": ev.dataset.name,
+                    "dataset_url": reverse("dataset", kwargs={"name": ev.dataset.name}),
+                    "version": ev.dataset_version.short,
+                    "version_full": ev.dataset_version.fingerprint,
+                    "protocol": ev.protocol.describe(),
+                    "variant": "few-shot" if ev.few_shot else "zero-shot",
+                    "validation_split": ev.validation_split,
+                    "date": ev.created_at,
+                    "primary_metric": metric,
+                    "primary": primary,
+                }
+            )
         labels = sorted({ev.revision for ev in members if ev.revision and ev.revision != commit})
-        history.append({
-            "commit": commit,
-            "short": short_commit(commit),
-            "labels": ", ".join(labels),
-            "pinned": bool(commit) and commit == model.pinned_commit,
-            "on_boards": commit in board_commits,
-            "latest": max(ev.created_at for ev in members),
-            "evaluations": rows,
-        })
+        history.append(
+            {
+                "commit": commit,
+                "short": short_commit(commit),
+                "labels": ", ".join(labels),
+                "pinned": bool(commit) and commit == model.pinned_commit,
+                "on_boards": commit in board_commits,
+                "latest": max(ev.created_at for ev in members),
+                "evaluations": rows,
+            }
+        )
     history.sort(key=lambda group: group["latest"], reverse=True)
     return history

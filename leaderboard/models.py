@@ -40,7 +40,7 @@ class LanguageGroup(models.Model):
 
     slug = models.SlugField(max_length=40, primary_key=True)
     name = models.CharField(max_length=100)
-    boards = models.JSONField(default=list, help_text="Language board codes, e.g. [\"da\", \"sv\", \"no\"].")
+    boards = models.JSONField(default=list, help_text='Language board codes, e.g. ["da", "sv", "no"].')
 
     class Meta:
         ordering = ["name"]
@@ -102,7 +102,7 @@ class Dataset(models.Model):
     def counted_protocol(self) -> Protocol:
         return Protocol.parse(self.board_protocol)
 
-    def ensure_version(self, fingerprint: str, **fields) -> "DatasetVersion":
+    def ensure_version(self, fingerprint: str, **fields) -> DatasetVersion:
         """The version with this fingerprint, created if new. The first version a dataset
         has is the one its boards count until an admin chooses another."""
         version, _ = DatasetVersion.objects.get_or_create(dataset=self, fingerprint=fingerprint, defaults=fields)
@@ -301,7 +301,9 @@ class IterationScore(models.Model):
     class Meta:
         ordering = ["evaluation", "metric", "iteration"]
         constraints = [
-            models.UniqueConstraint(fields=["evaluation", "iteration", "metric"], name="one_score_per_iteration_metric"),
+            models.UniqueConstraint(
+                fields=["evaluation", "iteration", "metric"], name="one_score_per_iteration_metric"
+            ),
             models.CheckConstraint(condition=Q(iteration__gte=0), name="iteration_non_negative"),
         ]
 
@@ -373,7 +375,9 @@ class AggregationRun(models.Model):
     triggered_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     trigger = models.CharField(max_length=40, default="command", help_text="command, admin, submission, import")
     status = models.CharField(
-        max_length=12, choices=[("RUNNING", "Running"), ("FINISHED", "Finished"), ("FAILED", "Failed")], default="RUNNING"
+        max_length=12,
+        choices=[("RUNNING", "Running"), ("FINISHED", "Finished"), ("FAILED", "Failed")],
+        default="RUNNING",
     )
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -77,8 +77,10 @@ class PublishedBoard:
     def rerank(self, iterations: int = 10) -> np.ndarray:
         """Our rank score per entry from the summaries: dataset → task → language means."""
         per_dataset = np.stack(
-            [dataset_rank_scores_from_summaries(self.means[:, d], self.cis[:, d], iterations, z=self.z[:, d])
-             for d in range(len(self.datasets))],
+            [
+                dataset_rank_scores_from_summaries(self.means[:, d], self.cis[:, d], iterations, z=self.z[:, d])
+                for d in range(len(self.datasets))
+            ],
             axis=1,
         )
         _, _, language = aggregate_tasks(per_dataset, self.dataset_tasks)
@@ -152,8 +154,10 @@ def _board(models, ranks, datasets, tasks, cells, standard_errors=None, rank_sco
     if not models:
         raise BoardFormatError("the board has no entries")
     if not datasets:
-        raise BoardFormatError("the board has no dataset columns (a multilingual board prints only its "
-                               "languages' rank scores: reproduce each language's board instead)")
+        raise BoardFormatError(
+            "the board has no dataset columns (a multilingual board prints only its "
+            "languages' rank scores: reproduce each language's board instead)"
+        )
     parsed = [[_summary(c) for c in row] for row in cells]
     shape = (len(models), len(datasets))
     se = np.zeros(shape, dtype=bool) if standard_errors is None else np.asarray(standard_errors, dtype=bool)
@@ -222,11 +226,15 @@ def _parse_euroeval_csv(text: str) -> PublishedBoard:
     ranks = [_rank(row[rank_col]) for row in body]
     cells = [[row[i] if i < len(row) else "-" for i in dataset_cols] for row in body]
     standard_errors = None
-    if EEE_GENERATOR_COLUMNS <= set(lowered):
-        version_cols = [lowered.index(f"{lowered[i]}_version") if f"{lowered[i]}_version" in lowered else None
-                        for i in dataset_cols]
-        standard_errors = [[c is not None and c < len(row) and row[c].split("@@")[0].strip() == NO_VERSION
-                            for c in version_cols] for row in body]
+    if set(lowered) >= EEE_GENERATOR_COLUMNS:
+        version_cols = [
+            lowered.index(f"{lowered[i]}_version") if f"{lowered[i]}_version" in lowered else None for i in dataset_cols
+        ]
+        standard_errors = [
+            [c is not None and c < len(row) and row[c].split("@@")[0].strip() == NO_VERSION for c in version_cols]
+            for row in body
+        ]
     interval = any("±" in row[rank_col] for row in body if rank_col < len(row))
-    return _board(models, ranks, [plain[i].replace("_", "-") for i in dataset_cols], tasks, cells,
-                  standard_errors, interval)
+    return _board(
+        models, ranks, [plain[i].replace("_", "-") for i in dataset_cols], tasks, cells, standard_errors, interval
+    )

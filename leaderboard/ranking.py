@@ -296,7 +296,9 @@ def task_index(dataset_tasks: Sequence[str]) -> tuple[list[str], np.ndarray]:
     return tasks, np.array([tasks.index(t) for t in dataset_tasks], dtype=int)
 
 
-def aggregate_tasks(dataset_scores: np.ndarray, dataset_tasks: Sequence[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
+def aggregate_tasks(
+    dataset_scores: np.ndarray, dataset_tasks: Sequence[str]
+) -> tuple[list[str], np.ndarray, np.ndarray]:
     """``(..., N, D)`` dataset rank scores → tasks, ``(..., N, T)`` task scores, ``(..., N)`` language."""
     tasks, tix = task_index(dataset_tasks)
     task_scores = np.stack([mean_of_rank_scores(dataset_scores[..., tix == k]) for k in range(len(tasks))], axis=-1)
@@ -383,12 +385,17 @@ def _resampled_dataset_rank_scores(w, centred, mu0, mean0, var0, count0, valid, 
     # Single precision is ample for an interval and halves the walk's memory traffic.
     f32 = np.float32
     rs = _walk_lanes(
-        m.reshape(d * b, n).astype(f32), var.reshape(d * b, n).astype(f32), np.asarray(cnt, dtype=f32).reshape(d * b, n), alpha
+        m.reshape(d * b, n).astype(f32),
+        var.reshape(d * b, n).astype(f32),
+        np.asarray(cnt, dtype=f32).reshape(d * b, n),
+        alpha,
     )
     return rs.reshape(d, b, n)
 
 
-def percentile_interval(replicates: np.ndarray, point: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+def percentile_interval(
+    replicates: np.ndarray, point: np.ndarray, level: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
     """Percentile bootstrap interval per column, widened to contain the point estimate.
 
     Near the floor of 1.0 the percentile interval of the best entries can sit entirely

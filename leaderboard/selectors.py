@@ -23,12 +23,9 @@ from django.urls import NoReverseMatch, reverse
 
 from evaluation.datasets import SPLITS, DatasetInfo, InvalidDataset, find_local
 from evaluation.tasks import METRIC_LABELS, TASKS, UnknownTask, get_task
-from leaderboard.languages import GROUPS, language_name
 from leaderboard.identity import METHODOLOGY_PROTOCOL, PUBLISHED, InvalidProtocol, Protocol, short_fingerprint
+from leaderboard.languages import GROUPS, language_name
 from leaderboard.model_history import commit_history, short_commit
-from leaderboard.services.record_fields import DATASET_NAME
-from leaderboard.suite import suite_protocol
-from leaderboard.ranking import entry_display_name  # noqa: F401  (the contract's display name)
 from leaderboard.models import (
     Dataset,
     Evaluation,
@@ -39,11 +36,19 @@ from leaderboard.models import (
     ModelType,
     Submission,
 )
+from leaderboard.ranking import entry_display_name  # noqa: F401  (the contract's display name)
+from leaderboard.services.record_fields import DATASET_NAME
+from leaderboard.suite import suite_protocol
 
 # --- display helpers (pure) ---------------------------------------------------------
 
-TYPE_SHORT_LABELS = {"encoder": "Encoder", "base": "Base", "instruction-tuned": "Instruction-tuned",
-                     "reasoning": "Reasoning", "unknown": "Unknown"}
+TYPE_SHORT_LABELS = {
+    "encoder": "Encoder",
+    "base": "Base",
+    "instruction-tuned": "Instruction-tuned",
+    "reasoning": "Reasoning",
+    "unknown": "Unknown",
+}
 MODEL_TYPES: dict[str, tuple[str, str]] = {
     # value → (badge letter, label)
     ModelType.ENCODER: ("E", "Encoder"),
@@ -122,8 +127,21 @@ def mean_ci(values: list[float]) -> tuple[float, float]:
     return mean(values), 1.96 * stdev(values) / math.sqrt(len(values))
 
 
-def reproduce_command(model_id: str, dataset: str, *, few_shot: bool, validation_split: bool, iterations: int = 10) -> str:
-    parts = ["python", "-m", "evaluation", "run", "--model", model_id, "--dataset", dataset, "--iterations", str(iterations)]
+def reproduce_command(
+    model_id: str, dataset: str, *, few_shot: bool, validation_split: bool, iterations: int = 10
+) -> str:
+    parts = [
+        "python",
+        "-m",
+        "evaluation",
+        "run",
+        "--model",
+        model_id,
+        "--dataset",
+        dataset,
+        "--iterations",
+        str(iterations),
+    ]
     if not few_shot:
         parts.append("--zero-shot")
     if validation_split:
@@ -173,7 +191,7 @@ class BoardFilters:
     direction: str = "asc"
 
     @classmethod
-    def from_query(cls, query) -> "BoardFilters":
+    def from_query(cls, query) -> BoardFilters:
         types = tuple(t for t in query.getlist("type") if t in MODEL_TYPES)
         sizes = tuple(s for s in query.getlist("size") if s in SIZE_BUCKETS)
         shots = query.get("shots", "")
@@ -249,8 +267,13 @@ def board_columns(board: Leaderboard) -> tuple[list[Column], list[Column], list[
     task and dataset columns for a language board."""
     if board.kind == "group":
         languages = [
-            Column(f"lang:{code}", language_name(code), "language", title=f"{language_name(code)} rank score",
-                   url=board_url(code))
+            Column(
+                f"lang:{code}",
+                language_name(code),
+                "language",
+                title=f"{language_name(code)} rank score",
+                url=board_url(code),
+            )
             for code in board.boards
         ]
         return languages, [], []
@@ -309,7 +332,10 @@ def _entry_row(entry: LeaderboardEntry, languages, tasks, datasets) -> dict:
     language_cells = [_number_cell(language_scores.get(c.key[5:])) for c in languages]
     task_cells = [_number_cell(task_scores.get(c.key[5:])) for c in tasks]
     dataset_cells = [_score_cell(scores.get(c.key[3:])) for c in datasets]
-    sort_values = {c.key: cell["sort"] for c, cell in zip(languages + tasks + datasets, language_cells + task_cells + dataset_cells)}
+    sort_values = {
+        c.key: cell["sort"]
+        for c, cell in zip(languages + tasks + datasets, language_cells + task_cells + dataset_cells)
+    }
     return {
         "position": entry.position,
         "rank": entry.rank,
@@ -346,8 +372,15 @@ def _entry_row(entry: LeaderboardEntry, languages, tasks, datasets) -> dict:
     }
 
 
-SIMPLE_SORT_KEYS = {"rank": "position", "model": "name", "type": "type", "params": "num_parameters",
-                    "vocab": "vocabulary_size", "context": "max_sequence_length", "score": "rank_score"}
+SIMPLE_SORT_KEYS = {
+    "rank": "position",
+    "model": "name",
+    "type": "type",
+    "params": "num_parameters",
+    "vocab": "vocabulary_size",
+    "context": "max_sequence_length",
+    "score": "rank_score",
+}
 
 
 def _sort_value(row: dict, key: str):
@@ -388,9 +421,23 @@ def _all_rows(board: Leaderboard, languages, tasks, datasets) -> list[dict]:
         LeaderboardEntry.objects.filter(leaderboard=board)
         .select_related("model")
         .only(
-            "position", "rank", "rank_score", "rank_score_ci_low", "rank_score_ci_high", "few_shot",
-            "validation_split", "task_rank_scores", "scores", "missing_datasets", "excluded", "extra", "leaderboard_id",
-            "model__model_id", "model__model_type", "model__num_parameters", "model__vocabulary_size",
+            "position",
+            "rank",
+            "rank_score",
+            "rank_score_ci_low",
+            "rank_score_ci_high",
+            "few_shot",
+            "validation_split",
+            "task_rank_scores",
+            "scores",
+            "missing_datasets",
+            "excluded",
+            "extra",
+            "leaderboard_id",
+            "model__model_id",
+            "model__model_type",
+            "model__num_parameters",
+            "model__vocabulary_size",
             "model__max_sequence_length",
         )
         .order_by("position")
@@ -423,7 +470,8 @@ def board_rows(board: Leaderboard, version: str, languages, tasks, datasets) -> 
 def filter_rows(rows: list[dict], filters: BoardFilters) -> list[dict]:
     needle = filters.q.casefold()
     return [
-        row for row in rows
+        row
+        for row in rows
         if (not filters.types or row["type"] in filters.types)
         and (not filters.sizes or row["size"] in filters.sizes)
         and (not filters.shots or row["few_shot"] == (filters.shots == "few"))
@@ -439,8 +487,14 @@ def get_board(code: str, filters: BoardFilters | None = None) -> Board | None:
     filters = filters or BoardFilters()
     languages, tasks, datasets = board_columns(board)
     version = _board_version(board)
-    result = Board(board=board, filters=filters, language_columns=languages, task_columns=tasks,
-                   dataset_columns=datasets, version=version)
+    result = Board(
+        board=board,
+        filters=filters,
+        language_columns=languages,
+        task_columns=tasks,
+        dataset_columns=datasets,
+        version=version,
+    )
     for row in filter_rows(board_rows(board, version, languages, tasks, datasets), filters):
         (result.ranked if row["rank"] is not None else result.unranked).append(row)
     if filters.sort:
@@ -452,9 +506,21 @@ def get_board(code: str, filters: BoardFilters | None = None) -> Board | None:
 
 def board_export_rows(board: Board) -> tuple[list[str], list[list]]:
     """Header and rows for CSV: exactly the rows and columns the page shows, in its order."""
-    header = ["position", "rank", "model", "model_id", "few_shot", "validation_split", "model_type",
-              "num_parameters", "vocabulary_size", "max_sequence_length", "rank_score", "rank_score_ci_low",
-              "rank_score_ci_high"]
+    header = [
+        "position",
+        "rank",
+        "model",
+        "model_id",
+        "few_shot",
+        "validation_split",
+        "model_type",
+        "num_parameters",
+        "vocabulary_size",
+        "max_sequence_length",
+        "rank_score",
+        "rank_score_ci_low",
+        "rank_score_ci_high",
+    ]
     header += [f"{c.key.split(':', 1)[1]}_rank_score" for c in board.language_columns]
     header += [f"{c.key.split(':', 1)[1]}_rank_score" for c in board.task_columns]
     for column in board.dataset_columns:
@@ -463,10 +529,21 @@ def board_export_rows(board: Board) -> tuple[list[str], list[list]]:
     header.append("missing_datasets")
     rows = []
     for row in board.rows:
-        line = [row["position"], row["rank"] if row["rank"] is not None else "", row["name"], row["model_id"],
-                row["few_shot"], row["validation_split"], row["type"], row["num_parameters"] or "",
-                row["vocabulary_size"] or "", row["max_sequence_length"] or "",
-                _csv_number(row["rank_score"]), _csv_number(row["ci_low"]), _csv_number(row["ci_high"])]
+        line = [
+            row["position"],
+            row["rank"] if row["rank"] is not None else "",
+            row["name"],
+            row["model_id"],
+            row["few_shot"],
+            row["validation_split"],
+            row["type"],
+            row["num_parameters"] or "",
+            row["vocabulary_size"] or "",
+            row["max_sequence_length"] or "",
+            _csv_number(row["rank_score"]),
+            _csv_number(row["ci_low"]),
+            _csv_number(row["ci_high"]),
+        ]
         line += [_csv_number(cell["sort"]) for cell in row["languages"]]
         line += [_csv_number(cell["sort"]) for cell in row["tasks"]]
         for cell in row["datasets"]:
@@ -496,13 +573,17 @@ def board_export_document(board: Board) -> dict:
                 "rank_score": _json_number(row["rank_score"]),
                 "rank_score_ci": [_json_number(row["ci_low"]), _json_number(row["ci_high"])],
                 "language_rank_scores": {
-                    c.key.split(":", 1)[1]: _json_number(cell["sort"]) for c, cell in zip(board.language_columns, row["languages"])
+                    c.key.split(":", 1)[1]: _json_number(cell["sort"])
+                    for c, cell in zip(board.language_columns, row["languages"])
                 },
                 "task_rank_scores": {
-                    c.key.split(":", 1)[1]: _json_number(cell["sort"]) for c, cell in zip(board.task_columns, row["tasks"])
+                    c.key.split(":", 1)[1]: _json_number(cell["sort"])
+                    for c, cell in zip(board.task_columns, row["tasks"])
                 },
                 "scores": {
-                    c.key.split(":", 1)[1]: None if cell["missing"] else {
+                    c.key.split(":", 1)[1]: None
+                    if cell["missing"]
+                    else {
                         k: float(cell[k]) if cell[k] not in ("", DASH) else None
                         for k in ("primary", "primary_ci", "secondary", "secondary_ci")
                     }
@@ -513,9 +594,14 @@ def board_export_document(board: Board) -> dict:
             }
         )
     return {
-        "leaderboard": {"code": lb.code, "name": lb.name, "kind": lb.kind, "boards": lb.boards,
-                        "generated_at": lb.generated_at.isoformat() if lb.generated_at else None,
-                        "datasets": lb.datasets},
+        "leaderboard": {
+            "code": lb.code,
+            "name": lb.name,
+            "kind": lb.kind,
+            "boards": lb.boards,
+            "generated_at": lb.generated_at.isoformat() if lb.generated_at else None,
+            "datasets": lb.datasets,
+        },
         "filters": board.filters.as_dict(),
         "num_entries_total": board.total_entries,
         "num_entries_shown": len(entries),
@@ -542,8 +628,9 @@ def home_boards() -> dict:
     """Suite, published language and group boards with their number of models and last update."""
     counts = {
         row["leaderboard"]: row
-        for row in LeaderboardEntry.objects.values("leaderboard")
-        .annotate(models=Count("model", distinct=True), entries=Count("id"), ranked=Count("id", filter=Q(rank__isnull=False)))
+        for row in LeaderboardEntry.objects.values("leaderboard").annotate(
+            models=Count("model", distinct=True), entries=Count("id"), ranked=Count("id", filter=Q(rank__isnull=False))
+        )
     }
     leaders: dict[str, list[dict]] = defaultdict(list)
     top = (
@@ -574,8 +661,13 @@ def home_boards() -> dict:
         if not item["url"]:
             continue  # a board code no address can carry (stored before codes were validated)
         (groups if board.kind == "group" else suites if board.is_suite else languages).append(item)
-    return {"suites": suites, "languages": languages, "groups": groups, "known_groups": GROUPS,
-            "suite_protocol": suite_protocol().describe()}
+    return {
+        "suites": suites,
+        "languages": languages,
+        "groups": groups,
+        "known_groups": GROUPS,
+        "suite_protocol": suite_protocol().describe(),
+    }
 
 
 # --- model page ---------------------------------------------------------------------
@@ -654,13 +746,18 @@ def model_page(model: LanguageModel) -> dict:
                 "created_at": record.get("created_at") or "",
                 "source": ev.source,
                 "command": reproduce_command(
-                    model.model_id, ev.dataset.name, few_shot=ev.few_shot, validation_split=ev.validation_split,
+                    model.model_id,
+                    ev.dataset.name,
+                    few_shot=ev.few_shot,
+                    validation_split=ev.validation_split,
                     iterations=10,
                 ),
             }
         )
     entries = list(
-        LeaderboardEntry.objects.filter(model=model).select_related("leaderboard").order_by("leaderboard__name", "position")
+        LeaderboardEntry.objects.filter(model=model)
+        .select_related("leaderboard")
+        .order_by("leaderboard__name", "position")
     )
     boards = [
         {
@@ -674,7 +771,8 @@ def model_page(model: LanguageModel) -> dict:
             "score": format_number(e.rank_score),
             "score_ci": (
                 f"{format_number(e.rank_score_ci_low)}–{format_number(e.rank_score_ci_high)}"
-                if e.rank_score_ci_low is not None and e.rank_score_ci_high is not None else ""
+                if e.rank_score_ci_low is not None and e.rank_score_ci_high is not None
+                else ""
             ),
             "task_rank_scores": e.task_rank_scores,
             "missing": ", ".join(e.missing_datasets or []),
@@ -683,8 +781,9 @@ def model_page(model: LanguageModel) -> dict:
         }
         for e in entries
     ]
-    history = commit_history(model, evaluations, scores, {e.commit_sha for e in entries if e.commit_sha},
-                             _metric_summary)
+    history = commit_history(
+        model, evaluations, scores, {e.commit_sha for e in entries if e.commit_sha}, _metric_summary
+    )
     submissions = list(Submission.objects.filter(model=model).order_by("-created_at")[:50])
     badge, type_label = MODEL_TYPES.get(model.model_type, MODEL_TYPES[ModelType.UNKNOWN])
     return {
@@ -790,7 +889,9 @@ def format_example(row: dict) -> list[tuple[str, str]]:
     return pairs
 
 
-def dataset_files(dataset: Dataset, data_dir: Path) -> tuple[DatasetInfo | None, dict[str, list[list[tuple[str, str]]]]]:
+def dataset_files(
+    dataset: Dataset, data_dir: Path
+) -> tuple[DatasetInfo | None, dict[str, list[list[tuple[str, str]]]]]:
     """The dataset's ``dataset.json`` (found and parsed with evaluation.datasets) and the first
     few rows of each split; never the whole files, never the Hub (this runs in a page view)."""
     if dataset.path:

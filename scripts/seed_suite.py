@@ -57,9 +57,16 @@ def command(model_id: str) -> list[str]:
     for name in datasets_for(model_id):
         cmd += ["--dataset", name]
     cmd += [
-        "--iterations", str(DEMO_PROTOCOL["iterations"]), "--limit", str(DEMO_PROTOCOL["limit"]),
-        "--max-train-steps", str(DEMO_PROTOCOL["max_train_steps"]), "--data-dir", "data/datasets",
-        "--output", str(output.relative_to(REPO)),
+        "--iterations",
+        str(DEMO_PROTOCOL["iterations"]),
+        "--limit",
+        str(DEMO_PROTOCOL["limit"]),
+        "--max-train-steps",
+        str(DEMO_PROTOCOL["max_train_steps"]),
+        "--data-dir",
+        "data/datasets",
+        "--output",
+        str(output.relative_to(REPO)),
     ]
     return cmd
 

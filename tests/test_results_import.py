@@ -46,14 +46,19 @@ def test_shared_results_file_imports_exactly_and_reimport_is_a_no_op(shared_resu
     # Old name of reading comprehension, normalised; metric prefixes stripped.
     assert Dataset.objects.get(name="scandiqa-da").task == "reading-comprehension"
     assert set(IterationScore.objects.values_list("metric", flat=True).distinct()) == {
-        "mcc", "macro_f1", "micro_f1", "micro_f1_no_misc", "f1", "em",
+        "mcc",
+        "macro_f1",
+        "micro_f1",
+        "micro_f1_no_misc",
+        "f1",
+        "em",
     }
     # Model names are kept as the file writes them (local paths included).
     assert LanguageModel.objects.filter(model_id__startswith="/mnt/").exists()
     # Old files write question-answering scores in percent; stored scores are in [0, 1].
     qa = Evaluation.objects.filter(dataset__name="scandiqa-da").first()
     f1 = list(qa.scores.filter(metric="f1").values_list("value", flat=True))
-    assert 0 < min(f1) and max(f1) <= 1
+    assert min(f1) > 0 and max(f1) <= 1
     assert sum(f1) / len(f1) * 100 == pytest.approx(qa.record["results"]["total"]["test_f1"])
     assert IterationScore.objects.filter(value__gt=1).count() == 0
     # Old files do not say which models are encoders; a training loss per iteration does.
@@ -116,14 +121,22 @@ def test_duplicates_in_a_file_newest_wins_and_changes_update(tmp_path):
 @pytest.mark.django_db
 def test_variants_api_models_reasoning_efforts_and_new_format(tmp_path):
     lines = [
-        record(model="claude-sonnet-4-6", few_shot=True, validation_split=False, generative=True,
-               generative_type="instruction_tuned"),
+        record(
+            model="claude-sonnet-4-6",
+            few_shot=True,
+            validation_split=False,
+            generative=True,
+            generative_type="instruction_tuned",
+        ),
         record(model="claude-sonnet-4-6", few_shot=False, validation_split=False),
         record(model="claude-sonnet-4-6", few_shot=True, validation_split=True),
         record(model="org/thinker#low", generative=True),
         {
-            "dataset": "new-qa-da", "task": "question-answering", "dataset_languages": ["da"],
-            "model": "org/enc", "generative": False,
+            "dataset": "new-qa-da",
+            "task": "question-answering",
+            "dataset_languages": ["da"],
+            "model": "org/enc",
+            "generative": False,
             "results": {"raw": {"test": [{"test_f1": 0.5, "test_em": 0.25}] * 10}},
         },
     ]
@@ -134,7 +147,11 @@ def test_variants_api_models_reasoning_efforts_and_new_format(tmp_path):
     assert LanguageModel.objects.get(model_id="org/thinker#low").model_type == ModelType.REASONING
     assert LanguageModel.objects.get(model_id="org/enc").model_type == ModelType.ENCODER
     created = Dataset.objects.get(name="new-qa-da")
-    assert (created.task, created.origin, created.counts_toward_leaderboard) == ("reading-comprehension", "results", True)
+    assert (created.task, created.origin, created.counts_toward_leaderboard) == (
+        "reading-comprehension",
+        "results",
+        True,
+    )
     assert list(created.languages.values_list("code", flat=True)) == ["da"]
 
 
@@ -169,5 +186,7 @@ def test_percent_scores_without_a_total_are_scaled_and_nonsense_is_refused(tmp_p
     report = import_file(write_jsonl(tmp_path, [percent, nonsense]))
     assert report.imported == 1
     assert "macro_f1 outside [-1, 1]" in report.errors[0][1]
-    values = sorted(Evaluation.objects.get(model__model_id="p/c").scores.filter(metric="mcc").values_list("value", flat=True))
+    values = sorted(
+        Evaluation.objects.get(model__model_id="p/c").scores.filter(metric="mcc").values_list("value", flat=True)
+    )
     assert values == pytest.approx([0.50 + i / 100 for i in range(10)])

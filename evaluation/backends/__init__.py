@@ -28,8 +28,10 @@ def load_backend(name: str, model_id: str, weights: Path | None, *, trust_remote
         from evaluation.backends.openai import OpenAIBackend
 
         return OpenAIBackend(base_url=arg or None, model=model_id, tokenizer_dir=weights)
-    raise EvaluationError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)} "
-                          "(openai takes the server URL: openai:http://127.0.0.1:8000/v1)")
+    raise EvaluationError(
+        f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)} "
+        "(openai takes the server URL: openai:http://127.0.0.1:8000/v1)"
+    )
 
 
 __all__ = ["Backend", "BACKENDS", "load_backend"]

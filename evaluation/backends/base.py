@@ -15,21 +15,26 @@ class Backend(Protocol):
     def render_chat(self, messages: list[dict]) -> str:
         """The model's own chat template applied to ``messages``, with the generation prompt."""
 
-    def count_tokens(self, text: str) -> int:
-        ...
+    def count_tokens(self, text: str) -> int: ...
 
-    def label_logprobs(self, prompts: Sequence[str], continuations: Sequence[str],
-                       shared_prefix: str | None = None) -> list[list[float]] | None:
+    def label_logprobs(
+        self, prompts: Sequence[str], continuations: Sequence[str], shared_prefix: str | None = None
+    ) -> list[list[float]] | None:
         """Log-probability of the first token of each continuation after each prompt (one
         forward step), or ``None`` when this backend cannot tell (then the runner generates).
         ``shared_prefix``: a prefix all prompts start with (may be reused between prompts)."""
 
-    def generate(self, prompts: Sequence[str], max_new_tokens: int, *, json_schema: dict | None = None,
-                 shared_prefix: str | None = None) -> list[str]:
+    def generate(
+        self,
+        prompts: Sequence[str],
+        max_new_tokens: int,
+        *,
+        json_schema: dict | None = None,
+        shared_prefix: str | None = None,
+    ) -> list[str]:
         """Greedy continuations; with ``json_schema`` constrained to that schema."""
 
-    def close(self) -> None:
-        ...
+    def close(self) -> None: ...
 
 
 def cut_at_stop(text: str, stops: Sequence[str] = ("\n\n",)) -> str:

@@ -30,9 +30,18 @@ class ServerError(EvaluationError):
 class OpenAIBackend:
     name = "openai"
 
-    def __init__(self, base_url: str | None = None, model: str = "", tokenizer_dir: Path | str | None = None, *,
-                 concurrency: int = 8, max_retries: int = 6, timeout: float = 120.0, api_key: str | None = None,
-                 max_context: int | None = None):
+    def __init__(
+        self,
+        base_url: str | None = None,
+        model: str = "",
+        tokenizer_dir: Path | str | None = None,
+        *,
+        concurrency: int = 8,
+        max_retries: int = 6,
+        timeout: float = 120.0,
+        api_key: str | None = None,
+        max_context: int | None = None,
+    ):
         import httpx
 
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or "http://127.0.0.1:8000/v1").rstrip("/")
@@ -41,8 +50,7 @@ class OpenAIBackend:
         self.max_retries = max_retries
         key = api_key or os.environ.get("OPENAI_API_KEY")
         headers = {"Authorization": f"Bearer {key}"} if key else {}
-        self.client = httpx.Client(timeout=timeout, headers=headers,
-                                   limits=httpx.Limits(max_connections=concurrency))
+        self.client = httpx.Client(timeout=timeout, headers=headers, limits=httpx.Limits(max_connections=concurrency))
         self.tokenizer = None
         if tokenizer_dir is not None:
             from transformers import AutoTokenizer
@@ -84,20 +92,27 @@ class OpenAIBackend:
                 delay = min(delay * 2, 30)
                 continue
             if response.status_code >= 400:
-                raise ServerError(f"the inference server refused the request ({response.status_code}): "
-                                  f"{response.text[:300]}")
+                raise ServerError(
+                    f"the inference server refused the request ({response.status_code}): {response.text[:300]}"
+                )
             return response.json()
         raise ServerError("unreachable")  # pragma: no cover
 
     def _request(self, prompt: str, max_tokens: int, *, logprobs: bool = False, json_schema: dict | None = None):
         if prompt.startswith(CHAT_MARKER):
-            payload = {"model": self.model, "messages": json.loads(prompt[len(CHAT_MARKER):]),
-                       "max_tokens": max_tokens, "temperature": 0}
+            payload = {
+                "model": self.model,
+                "messages": json.loads(prompt[len(CHAT_MARKER) :]),
+                "max_tokens": max_tokens,
+                "temperature": 0,
+            }
             if logprobs:
                 payload.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
             if json_schema is not None:
-                payload["response_format"] = {"type": "json_schema",
-                                              "json_schema": {"name": "answer", "schema": json_schema}}
+                payload["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {"name": "answer", "schema": json_schema},
+                }
             data = self._post("/chat/completions", payload)
             choice = data["choices"][0]
             top = None
@@ -121,16 +136,18 @@ class OpenAIBackend:
             return list(pool.map(fn, items))
 
     # --- protocol ------------------------------------------------------------------------------
-    def label_logprobs(self, prompts: Sequence[str], continuations: Sequence[str],
-                       shared_prefix: str | None = None) -> list[list[float]] | None:
+    def label_logprobs(
+        self, prompts: Sequence[str], continuations: Sequence[str], shared_prefix: str | None = None
+    ) -> list[list[float]] | None:
         results = self._map(lambda p: self._request(p, 1, logprobs=True)[1], prompts)
         if any(top is None for top in results):
             return None  # the server gives no log-probabilities: generate instead
         targets = [self._first_token_text(c) for c in continuations]
         out = []
         for top in results:
-            scores = [max((lp for tok, lp in top.items() if self._same(tok, target)), default=-math.inf)
-                      for target in targets]
+            scores = [
+                max((lp for tok, lp in top.items() if self._same(tok, target)), default=-math.inf) for target in targets
+            ]
             if all(math.isinf(s) for s in scores):
                 return None  # no label word among the top tokens: generate instead
             out.append(scores)
@@ -148,8 +165,14 @@ class OpenAIBackend:
             return token == target
         return token.strip().lower() == target.strip().lower()
 
-    def generate(self, prompts: Sequence[str], max_new_tokens: int, *, json_schema: dict | None = None,
-                 shared_prefix: str | None = None) -> list[str]:
+    def generate(
+        self,
+        prompts: Sequence[str],
+        max_new_tokens: int,
+        *,
+        json_schema: dict | None = None,
+        shared_prefix: str | None = None,
+    ) -> list[str]:
         return self._map(lambda p: self._request(p, max_new_tokens, json_schema=json_schema)[0], prompts)
 
     def close(self) -> None:

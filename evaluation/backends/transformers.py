@@ -50,14 +50,17 @@ class TransformersBackend:
         self.dtype = pick_dtype(self.device)
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(str(weights), trust_remote_code=trust_remote_code)
-            self.model = AutoModelForCausalLM.from_pretrained(str(weights), dtype=self.dtype,
-                                                              trust_remote_code=trust_remote_code)
+            self.model = AutoModelForCausalLM.from_pretrained(
+                str(weights), dtype=self.dtype, trust_remote_code=trust_remote_code
+            )
         except Exception as exc:
             raise ModelLoadError(f"could not load the model weights from {weights}: {exc}") from exc
         self.model.to(self.device).eval()
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
-        cfg = self.model.config.get_text_config() if hasattr(self.model.config, "get_text_config") else self.model.config
+        cfg = (
+            self.model.config.get_text_config() if hasattr(self.model.config, "get_text_config") else self.model.config
+        )
         self._text_config = cfg
         self.max_context = int(getattr(cfg, "max_position_embeddings", 2048) or 2048)
         self.vocab_size = int(cfg.vocab_size)
@@ -101,13 +104,14 @@ class TransformersBackend:
         ids = torch.full((len(seqs), width), pad, dtype=torch.long)
         mask = torch.zeros((len(seqs), width), dtype=torch.long)
         for r, s in enumerate(seqs):
-            ids[r, width - len(s):] = torch.tensor(s, dtype=torch.long)
-            mask[r, width - len(s):] = 1
+            ids[r, width - len(s) :] = torch.tensor(s, dtype=torch.long)
+            mask[r, width - len(s) :] = 1
         return ids.to(self.device), mask.to(self.device)
 
     # --- label scoring --------------------------------------------------------------------------
-    def label_logprobs(self, prompts: Sequence[str], continuations: Sequence[str],
-                       shared_prefix: str | None = None) -> list[list[float]] | None:
+    def label_logprobs(
+        self, prompts: Sequence[str], continuations: Sequence[str], shared_prefix: str | None = None
+    ) -> list[list[float]] | None:
         torch = self.torch
         token_ids = [self.first_token(c) for c in continuations]
         if len(set(token_ids)) != len(token_ids):
@@ -116,9 +120,9 @@ class TransformersBackend:
         out: list[list[float] | None] = [None] * len(prompts)
         prefix_ids = self._common_prefix_ids(encoded, shared_prefix)
         with torch.inference_mode():
-            for batch in self._batches([e[len(prefix_ids):] for e in encoded] if prefix_ids else encoded):
+            for batch in self._batches([e[len(prefix_ids) :] for e in encoded] if prefix_ids else encoded):
                 if prefix_ids:
-                    last = self._forward_with_prefix(prefix_ids, [encoded[k][len(prefix_ids):] for k in batch])
+                    last = self._forward_with_prefix(prefix_ids, [encoded[k][len(prefix_ids) :] for k in batch])
                 else:
                     ids, mask = self._left_pad([encoded[k] for k in batch])
                     pos = (mask.cumsum(-1) - 1).clamp(min=0)
@@ -129,8 +133,9 @@ class TransformersBackend:
                     out[k] = logp[row].tolist()
         return out  # type: ignore[return-value]
 
-    def _common_prefix_ids(self, encoded: list[list[int]], shared_prefix: str | None,
-                           decode_steps: int = 0) -> list[int]:
+    def _common_prefix_ids(
+        self, encoded: list[list[int]], shared_prefix: str | None, decode_steps: int = 0
+    ) -> list[int]:
         """Token ids all prompts share, cut from the prompts' own ids (never re-tokenised)."""
         if not shared_prefix or len(encoded) < 2 or os.environ.get("GLOSSA_NO_PREFIX_CACHE"):
             return []
@@ -170,13 +175,18 @@ class TransformersBackend:
         mask = torch.zeros((n, p + width), dtype=torch.long)
         mask[:, :p] = 1
         for r, s in enumerate(suffixes):  # right padding: real tokens never see the pads
-            ids[r, :len(s)] = torch.tensor(s, dtype=torch.long)
-            mask[r, p:p + len(s)] = 1
+            ids[r, : len(s)] = torch.tensor(s, dtype=torch.long)
+            mask[r, p : p + len(s)] = 1
         pos = torch.arange(p, p + width).unsqueeze(0).expand(n, -1)
         keep = sorted({len(s) - 1 for s in suffixes})  # only the positions we read: the vocabulary is large
-        logits = self.model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
-                            position_ids=pos.to(self.device), past_key_values=cache, use_cache=True,
-                            logits_to_keep=torch.tensor(keep, device=self.device)).logits
+        logits = self.model(
+            input_ids=ids.to(self.device),
+            attention_mask=mask.to(self.device),
+            position_ids=pos.to(self.device),
+            past_key_values=cache,
+            use_cache=True,
+            logits_to_keep=torch.tensor(keep, device=self.device),
+        ).logits
         column = torch.tensor([keep.index(len(s) - 1) for s in suffixes], device=logits.device)
         return logits[torch.arange(n, device=logits.device), column]
 
@@ -191,14 +201,23 @@ class TransformersBackend:
             self._grammars[key] = compiler.compile_json_schema(key, any_whitespace=False)
         return self._grammars[key]
 
-    def generate(self, prompts: Sequence[str], max_new_tokens: int, *, json_schema: dict | None = None,
-                 shared_prefix: str | None = None) -> list[str]:
+    def generate(
+        self,
+        prompts: Sequence[str],
+        max_new_tokens: int,
+        *,
+        json_schema: dict | None = None,
+        shared_prefix: str | None = None,
+    ) -> list[str]:
         torch = self.torch
         encoded = [self.encode(p) for p in prompts]
         out: list[str] = [""] * len(prompts)
         eos = self.tokenizer.eos_token_id
-        stop_ids = list(self.model.generation_config.eos_token_id or []) if isinstance(
-            self.model.generation_config.eos_token_id, list) else [eos]
+        stop_ids = (
+            list(self.model.generation_config.eos_token_id or [])
+            if isinstance(self.model.generation_config.eos_token_id, list)
+            else [eos]
+        )
         prefix_ids = self._common_prefix_ids(encoded, shared_prefix, decode_steps=max_new_tokens)
         grammar = self._grammar(json_schema) if json_schema is not None else None
         with torch.inference_mode():
@@ -206,8 +225,9 @@ class TransformersBackend:
                 p = len(prefix_ids)
                 suffixes = [e[p:] for e in encoded]
                 for batch in self._batches(suffixes):
-                    texts = self._greedy_with_prefix(prefix_ids, [suffixes[k] for k in batch], max_new_tokens,
-                                                     grammar, set(stop_ids))
+                    texts = self._greedy_with_prefix(
+                        prefix_ids, [suffixes[k] for k in batch], max_new_tokens, grammar, set(stop_ids)
+                    )
                     for k, text in zip(batch, texts, strict=True):
                         out[k] = close_truncated_json(text, list(json_schema["properties"])) if json_schema else text
                 return out
@@ -218,18 +238,27 @@ class TransformersBackend:
                     from xgrammar.contrib.hf import LogitsProcessor
 
                     processors.append(LogitsProcessor(self._grammar(json_schema)))
-                gen = self.model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=max_new_tokens,
-                                          do_sample=False, logits_processor=processors or None,
-                                          pad_token_id=self.tokenizer.pad_token_id, eos_token_id=stop_ids,
-                                          top_p=None, top_k=None, temperature=None)
+                gen = self.model.generate(
+                    input_ids=ids,
+                    attention_mask=mask,
+                    max_new_tokens=max_new_tokens,
+                    do_sample=False,
+                    logits_processor=processors or None,
+                    pad_token_id=self.tokenizer.pad_token_id,
+                    eos_token_id=stop_ids,
+                    top_p=None,
+                    top_k=None,
+                    temperature=None,
+                )
                 for row, k in enumerate(batch):
-                    out[k] = self.tokenizer.decode(gen[row, ids.shape[1]:], skip_special_tokens=True)
+                    out[k] = self.tokenizer.decode(gen[row, ids.shape[1] :], skip_special_tokens=True)
                     if json_schema is not None:  # cut off at max_new_tokens: close it within the schema
                         out[k] = close_truncated_json(out[k], list(json_schema.get("properties", {})))
         return out
 
-    def _greedy_with_prefix(self, prefix_ids: list[int], suffixes: list[list[int]], max_new_tokens: int,
-                            grammar, stop_ids: set[int]) -> list[str]:
+    def _greedy_with_prefix(
+        self, prefix_ids: list[int], suffixes: list[list[int]], max_new_tokens: int, grammar, stop_ids: set[int]
+    ) -> list[str]:
         """Greedy decoding of ``prefix + suffix`` rows, the prefix's KV-cache computed once.
 
         Suffixes are right-padded; the attention mask hides the pads and every row's
@@ -248,13 +277,18 @@ class TransformersBackend:
         mask = torch.zeros((n, p + width), dtype=torch.long)
         mask[:, :p] = 1
         for r, s in enumerate(suffixes):
-            ids[r, :len(s)] = torch.tensor(s, dtype=torch.long)
-            mask[r, p:p + len(s)] = 1
+            ids[r, : len(s)] = torch.tensor(s, dtype=torch.long)
+            mask[r, p : p + len(s)] = 1
         keep = sorted({len(s) - 1 for s in suffixes})
         pos = torch.arange(p, p + width).unsqueeze(0).expand(n, -1)
-        logits = self.model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
-                            position_ids=pos.to(self.device), past_key_values=cache, use_cache=True,
-                            logits_to_keep=torch.tensor(keep, device=self.device)).logits
+        logits = self.model(
+            input_ids=ids.to(self.device),
+            attention_mask=mask.to(self.device),
+            position_ids=pos.to(self.device),
+            past_key_values=cache,
+            use_cache=True,
+            logits_to_keep=torch.tensor(keep, device=self.device),
+        ).logits
         column = torch.tensor([keep.index(len(s) - 1) for s in suffixes], device=logits.device)
         last = logits[torch.arange(n, device=logits.device), column]
         lengths = torch.tensor([p + len(s) for s in suffixes])
@@ -273,7 +307,7 @@ class TransformersBackend:
 
                 for j, r in enumerate(active):
                     matchers[r].fill_next_token_bitmask(bitmask, j)
-                xgr.apply_token_bitmask_inplace(scores, bitmask[:len(active)])
+                xgr.apply_token_bitmask_inplace(scores, bitmask[: len(active)])
             next_tokens = scores.argmax(-1)
             still = []
             for j, r in enumerate(active):
@@ -292,8 +326,13 @@ class TransformersBackend:
                 mask, lengths, next_tokens = mask[rows], lengths[rows], next_tokens[rows]
                 active = [active[j] for j in still]
             mask = torch.cat([mask, torch.ones((len(active), 1), dtype=torch.long)], dim=1)
-            out = self.model(input_ids=next_tokens.unsqueeze(1).to(self.device), attention_mask=mask.to(self.device),
-                             position_ids=lengths.unsqueeze(1).to(self.device), past_key_values=cache, use_cache=True)
+            out = self.model(
+                input_ids=next_tokens.unsqueeze(1).to(self.device),
+                attention_mask=mask.to(self.device),
+                position_ids=lengths.unsqueeze(1).to(self.device),
+                past_key_values=cache,
+                use_cache=True,
+            )
             lengths = lengths + 1
             last = out.logits[:, -1]
         return [self.tokenizer.decode(g, skip_special_tokens=True) for g in generated]

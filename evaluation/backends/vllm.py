@@ -28,9 +28,15 @@ class VLLMBackend:
 
         max_len = int(os.environ.get("GLOSSA_VLLM_MAX_LEN", "8192"))
         try:
-            self.llm = LLM(model=str(weights), dtype="auto", trust_remote_code=trust_remote_code,
-                           enable_prefix_caching=True, max_model_len=max_len, seed=4242,
-                           gpu_memory_utilization=float(os.environ.get("GLOSSA_VLLM_GPU_MEM", "0.85")))
+            self.llm = LLM(
+                model=str(weights),
+                dtype="auto",
+                trust_remote_code=trust_remote_code,
+                enable_prefix_caching=True,
+                max_model_len=max_len,
+                seed=4242,
+                gpu_memory_utilization=float(os.environ.get("GLOSSA_VLLM_GPU_MEM", "0.85")),
+            )
         except Exception as exc:
             raise ModelLoadError(f"vLLM could not load {weights}: {exc}") from exc
         self.tokenizer = self.llm.get_tokenizer()
@@ -58,8 +64,9 @@ class VLLMBackend:
                 kwargs["guided_decoding"] = GuidedDecodingParams(json=json_schema)
         return SamplingParams(**kwargs)
 
-    def label_logprobs(self, prompts: Sequence[str], continuations: Sequence[str],
-                       shared_prefix: str | None = None) -> list[list[float]] | None:
+    def label_logprobs(
+        self, prompts: Sequence[str], continuations: Sequence[str], shared_prefix: str | None = None
+    ) -> list[list[float]] | None:
         ids = [self.tokenizer(c, add_special_tokens=False)["input_ids"][0] for c in continuations]
         if len(set(ids)) != len(ids):
             return None
@@ -70,10 +77,17 @@ class VLLMBackend:
             result.append([top[i].logprob if i in top else -math.inf for i in ids])
         return result
 
-    def generate(self, prompts: Sequence[str], max_new_tokens: int, *, json_schema: dict | None = None,
-                 shared_prefix: str | None = None) -> list[str]:
-        outputs = self.llm.generate(list(prompts), self._params(max_new_tokens, json_schema=json_schema),
-                                    use_tqdm=False)
+    def generate(
+        self,
+        prompts: Sequence[str],
+        max_new_tokens: int,
+        *,
+        json_schema: dict | None = None,
+        shared_prefix: str | None = None,
+    ) -> list[str]:
+        outputs = self.llm.generate(
+            list(prompts), self._params(max_new_tokens, json_schema=json_schema), use_tqdm=False
+        )
         return [out.outputs[0].text for out in outputs]
 
     def close(self) -> None:

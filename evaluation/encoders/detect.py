@@ -10,17 +10,51 @@ from collections.abc import Mapping
 from typing import Any
 
 # model_type values of encoder-only architectures in transformers.
-ENCODER_MODEL_TYPES = frozenset({
-    "albert", "bert", "camembert", "convbert", "data2vec-text", "deberta", "deberta-v2",
-    "distilbert", "electra", "ernie", "eurobert", "flaubert", "funnel", "ibert", "layoutlm",
-    "luke", "megatron-bert", "mobilebert", "modernbert", "mpnet", "mra", "nezha",
-    "nystromformer", "rembert", "roberta", "roberta-prelayernorm", "roc_bert", "roformer",
-    "squeezebert", "xlm", "xlm-roberta", "xlm-roberta-xl", "xmod", "yoso",
-})
+ENCODER_MODEL_TYPES = frozenset(
+    {
+        "albert",
+        "bert",
+        "camembert",
+        "convbert",
+        "data2vec-text",
+        "deberta",
+        "deberta-v2",
+        "distilbert",
+        "electra",
+        "ernie",
+        "eurobert",
+        "flaubert",
+        "funnel",
+        "ibert",
+        "layoutlm",
+        "luke",
+        "megatron-bert",
+        "mobilebert",
+        "modernbert",
+        "mpnet",
+        "mra",
+        "nezha",
+        "nystromformer",
+        "rembert",
+        "roberta",
+        "roberta-prelayernorm",
+        "roc_bert",
+        "roformer",
+        "squeezebert",
+        "xlm",
+        "xlm-roberta",
+        "xlm-roberta-xl",
+        "xmod",
+        "yoso",
+    }
+)
 # Architecture name endings that only encoders have.
 ENCODER_HEAD_SUFFIXES = (
-    "ForMaskedLM", "ForSequenceClassification", "ForTokenClassification",
-    "ForQuestionAnswering", "ForMultipleChoice",
+    "ForMaskedLM",
+    "ForSequenceClassification",
+    "ForTokenClassification",
+    "ForQuestionAnswering",
+    "ForMultipleChoice",
 )
 DECODER_ARCHITECTURE_SUFFIXES = ("ForCausalLM", "LMHeadModel", "ForConditionalGeneration")
 

@@ -28,7 +28,9 @@ from evaluation.encoders.collate import make_collate
 from evaluation.encoders.training import BatchSize, predict_batches
 
 # Tokenizers with a byte-level BPE need a prefix space to tokenize pre-split words.
-_PREFIX_SPACE_MODEL_TYPES = frozenset({"roberta", "roberta-prelayernorm", "deberta", "longformer", "data2vec-text", "xmod"})
+_PREFIX_SPACE_MODEL_TYPES = frozenset(
+    {"roberta", "roberta-prelayernorm", "deberta", "longformer", "data2vec-text", "xmod"}
+)
 
 
 def _token_features(encoded: Any, index: int | None = None) -> dict:
@@ -101,7 +103,9 @@ class SequenceClassificationHead(Head):
     def predict(self, model, rows: Sequence[dict], batch: BatchSize, device: str) -> list[str]:
         encoded = self._encode_texts(rows)
         features = [_token_features(encoded, i) for i in range(len(rows))]
-        logits = np.concatenate([out["logits"] for out in predict_batches(model, features, self.collate, batch, device)])
+        logits = np.concatenate(
+            [out["logits"] for out in predict_batches(model, features, self.collate, batch, device)]
+        )
         return [self.labels[int(k)] for k in logits.argmax(axis=-1)]
 
     def gold(self, row: dict) -> str:
@@ -116,7 +120,9 @@ class MultipleChoiceHead(Head):
         encoded = self.tokenizer(
             [row["question"]] * len(choices), list(choices), truncation="longest_first", max_length=self.max_length
         )
-        return {k: [list(x) for x in encoded[k]] for k in ("input_ids", "attention_mask", "token_type_ids") if k in encoded}
+        return {
+            k: [list(x) for x in encoded[k]] for k in ("input_ids", "attention_mask", "token_type_ids") if k in encoded
+        }
 
     def _check_choices(self, rows: Sequence[dict]) -> None:
         counts = {len(row["choices"]) for row in rows}
@@ -135,7 +141,9 @@ class MultipleChoiceHead(Head):
     def predict(self, model, rows: Sequence[dict], batch: BatchSize, device: str) -> list[int]:
         self._check_choices(rows)
         features = [self._encode_row(row) for row in rows]
-        logits = np.concatenate([out["logits"] for out in predict_batches(model, features, self.collate, batch, device)])
+        logits = np.concatenate(
+            [out["logits"] for out in predict_batches(model, features, self.collate, batch, device)]
+        )
         return [int(k) for k in logits.argmax(axis=-1)]
 
     def gold(self, row: dict) -> int:

@@ -121,5 +121,5 @@ def best_span(
                 score = start_logits[s] + end_logits[e]
                 if score > best_score:
                     best_score = score
-                    best = context[offsets[s][0]:offsets[e][1]]
+                    best = context[offsets[s][0] : offsets[e][1]]
     return best

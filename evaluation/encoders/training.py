@@ -78,15 +78,14 @@ class BatchSize:
     def halve(self) -> None:
         if self.size <= 1:
             raise OutOfMemoryAtBatchSizeOne(
-                "out of memory even with a batch of one example: use a device with more "
-                "memory or a smaller model"
+                "out of memory even with a batch of one example: use a device with more memory or a smaller model"
             )
         self.size = max(1, self.size // 2)
         self.halvings += 1
 
 
 def chunks(items: Sequence, size: int) -> list[Sequence]:
-    return [items[start:start + size] for start in range(0, len(items), size)]
+    return [items[start : start + size] for start in range(0, len(items), size)]
 
 
 def run_with_oom_halving(
@@ -175,7 +174,7 @@ def effective_batches(num_examples: int, batch: int, seed: int):
     while True:
         perm = order(epoch)
         for start in range(0, num_examples, batch):
-            yield perm[start:start + batch]
+            yield perm[start : start + batch]
         epoch += 1
 
 
@@ -214,7 +213,7 @@ def train(
         examples = [train_features[j] for j in next(stream)]
         total = len(examples)
 
-        def run_chunk(chunk: Sequence[dict]) -> float:
+        def run_chunk(chunk: Sequence[dict], total: int = total) -> float:
             inputs = {k: v.to(device) for k, v in collate(chunk).items()}
             loss = model(**inputs).loss * (len(chunk) / total)
             loss.backward()
@@ -226,10 +225,10 @@ def train(
         report.steps = step
         if on_step is not None:
             on_step(step, cap)
-        if val_features and (step % settings.eval_every == 0 or step == cap):
-            if evaluate_and_check(step):
-                report.stopped_early = True
-                break
+        validate = val_features and (step % settings.eval_every == 0 or step == cap)
+        if validate and evaluate_and_check(step):
+            report.stopped_early = True
+            break
 
     stopper.restore_best(model)
     report.best_step = stopper.best_step

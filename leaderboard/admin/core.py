@@ -65,5 +65,14 @@ class LeaderboardEntryAdmin(admin.ModelAdmin):
 
 @admin.register(AggregationRun)
 class AggregationRunAdmin(admin.ModelAdmin):
-    list_display = ("id", "boards", "trigger", "triggered_by", "status", "started_at", "duration_seconds", "entries_changed")
+    list_display = (
+        "id",
+        "boards",
+        "trigger",
+        "triggered_by",
+        "status",
+        "started_at",
+        "duration_seconds",
+        "entries_changed",
+    )
     readonly_fields = [f.name for f in AggregationRun._meta.fields]

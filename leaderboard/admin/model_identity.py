@@ -47,8 +47,10 @@ class LanguageModelForm(forms.ModelForm):
         value = (self.cleaned_data.get("pinned_commit") or "").strip()
         value = value.lower() if FULL_SHA.match(value.lower()) else value
         if value and not is_commit_id(value):
-            raise forms.ValidationError("Write a full 40-character commit sha, a bundled model's "
-                                        "'bundled:<package>==<version>', or leave it empty.")
+            raise forms.ValidationError(
+                "Write a full 40-character commit sha, a bundled model's "
+                "'bundled:<package>==<version>', or leave it empty."
+            )
         return value
 
 

@@ -8,12 +8,30 @@ from leaderboard.services import submissions as service
 
 @admin.register(Submission)
 class SubmissionAdmin(admin.ModelAdmin):
-    list_display = ("id", "model", "revision", "few_shot", "status", "datasets_done", "datasets_total", "attempts",
-                    "client_address", "created_at")
+    list_display = (
+        "id",
+        "model",
+        "revision",
+        "few_shot",
+        "status",
+        "datasets_done",
+        "datasets_total",
+        "attempts",
+        "client_address",
+        "created_at",
+    )
     list_filter = ("status", "few_shot")
     search_fields = ("model__model_id", "client_address")
     raw_id_fields = ("model", "submitted_by")
-    readonly_fields = ("celery_task_id", "attempts", "progress", "log_excerpt", "started_at", "finished_at", "created_at")
+    readonly_fields = (
+        "celery_task_id",
+        "attempts",
+        "progress",
+        "log_excerpt",
+        "started_at",
+        "finished_at",
+        "created_at",
+    )
     actions = ["requeue_submissions", "cancel_submissions"]
 
     @admin.action(description="Re-queue the selected failed or cancelled submissions")
@@ -36,5 +54,6 @@ class SubmissionAdmin(admin.ModelAdmin):
         skipped = queryset.count() - cancelled
         self.message_user(request, f"Cancelled {cancelled} submission(s).", messages.SUCCESS)
         if skipped:
-            self.message_user(request, f"{skipped} were not pending or running and were left as they are.",
-                              messages.WARNING)
+            self.message_user(
+                request, f"{skipped} were not pending or running and were left as they are.", messages.WARNING
+            )

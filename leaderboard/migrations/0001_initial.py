@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,203 +14,388 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Language',
+            name="Language",
             fields=[
-                ('code', models.CharField(max_length=12, primary_key=True, serialize=False)),
-                ('name', models.CharField(max_length=100)),
-                ('board', models.CharField(help_text="Code of the language leaderboard this language's datasets count toward.", max_length=12)),
+                ("code", models.CharField(max_length=12, primary_key=True, serialize=False)),
+                ("name", models.CharField(max_length=100)),
+                (
+                    "board",
+                    models.CharField(
+                        help_text="Code of the language leaderboard this language's datasets count toward.",
+                        max_length=12,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='LanguageGroup',
+            name="LanguageGroup",
             fields=[
-                ('slug', models.SlugField(max_length=40, primary_key=True, serialize=False)),
-                ('name', models.CharField(max_length=100)),
-                ('boards', models.JSONField(default=list, help_text='Language board codes, e.g. ["da", "sv", "no"].')),
+                ("slug", models.SlugField(max_length=40, primary_key=True, serialize=False)),
+                ("name", models.CharField(max_length=100)),
+                ("boards", models.JSONField(default=list, help_text='Language board codes, e.g. ["da", "sv", "no"].')),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='LanguageModel',
+            name="LanguageModel",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('model_id', models.CharField(max_length=300, unique=True)),
-                ('revision', models.CharField(blank=True, default='main', max_length=100)),
-                ('model_type', models.CharField(choices=[('encoder', 'Encoder'), ('base', 'Base (pretrained) decoder'), ('instruction-tuned', 'Instruction-tuned decoder'), ('reasoning', 'Reasoning decoder'), ('unknown', 'Unknown')], default='unknown', max_length=20)),
-                ('num_parameters', models.BigIntegerField(blank=True, null=True)),
-                ('vocabulary_size', models.BigIntegerField(blank=True, null=True)),
-                ('max_sequence_length', models.BigIntegerField(blank=True, null=True)),
-                ('precision', models.CharField(blank=True, max_length=40)),
-                ('license', models.CharField(blank=True, max_length=200)),
-                ('trust_remote_code_allowed', models.BooleanField(default=False, help_text="Admins only: allow this model's own Python code to run on workers.")),
-                ('metadata', models.JSONField(blank=True, default=dict)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("model_id", models.CharField(max_length=300, unique=True)),
+                ("revision", models.CharField(blank=True, default="main", max_length=100)),
+                (
+                    "model_type",
+                    models.CharField(
+                        choices=[
+                            ("encoder", "Encoder"),
+                            ("base", "Base (pretrained) decoder"),
+                            ("instruction-tuned", "Instruction-tuned decoder"),
+                            ("reasoning", "Reasoning decoder"),
+                            ("unknown", "Unknown"),
+                        ],
+                        default="unknown",
+                        max_length=20,
+                    ),
+                ),
+                ("num_parameters", models.BigIntegerField(blank=True, null=True)),
+                ("vocabulary_size", models.BigIntegerField(blank=True, null=True)),
+                ("max_sequence_length", models.BigIntegerField(blank=True, null=True)),
+                ("precision", models.CharField(blank=True, max_length=40)),
+                ("license", models.CharField(blank=True, max_length=200)),
+                (
+                    "trust_remote_code_allowed",
+                    models.BooleanField(
+                        default=False, help_text="Admins only: allow this model's own Python code to run on workers."
+                    ),
+                ),
+                ("metadata", models.JSONField(blank=True, default=dict)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
             ],
             options={
-                'ordering': ['model_id'],
+                "ordering": ["model_id"],
             },
         ),
         migrations.CreateModel(
-            name='Leaderboard',
+            name="Leaderboard",
             fields=[
-                ('code', models.CharField(max_length=40, primary_key=True, serialize=False)),
-                ('name', models.CharField(max_length=100)),
-                ('kind', models.CharField(choices=[('language', 'Language'), ('group', 'Group')], max_length=10)),
-                ('boards', models.JSONField(blank=True, default=list, help_text='For a group: its language boards.')),
-                ('datasets', models.JSONField(blank=True, default=list, help_text='[{name, task, primary_metric, secondary_metric}]')),
-                ('num_entries', models.PositiveIntegerField(default=0)),
-                ('generated_at', models.DateTimeField(blank=True, null=True)),
+                ("code", models.CharField(max_length=40, primary_key=True, serialize=False)),
+                ("name", models.CharField(max_length=100)),
+                ("kind", models.CharField(choices=[("language", "Language"), ("group", "Group")], max_length=10)),
+                ("boards", models.JSONField(blank=True, default=list, help_text="For a group: its language boards.")),
+                (
+                    "datasets",
+                    models.JSONField(
+                        blank=True, default=list, help_text="[{name, task, primary_metric, secondary_metric}]"
+                    ),
+                ),
+                ("num_entries", models.PositiveIntegerField(default=0)),
+                ("generated_at", models.DateTimeField(blank=True, null=True)),
             ],
             options={
-                'ordering': ['kind', 'name'],
+                "ordering": ["kind", "name"],
             },
         ),
         migrations.CreateModel(
-            name='AggregationRun',
+            name="AggregationRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('boards', models.JSONField(default=list)),
-                ('trigger', models.CharField(default='command', help_text='command, admin, submission, import', max_length=40)),
-                ('status', models.CharField(choices=[('RUNNING', 'Running'), ('FINISHED', 'Finished'), ('FAILED', 'Failed')], default='RUNNING', max_length=12)),
-                ('started_at', models.DateTimeField(auto_now_add=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('duration_seconds', models.FloatField(blank=True, null=True)),
-                ('entries_total', models.PositiveIntegerField(default=0)),
-                ('entries_changed', models.PositiveIntegerField(default=0)),
-                ('error', models.TextField(blank=True)),
-                ('triggered_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("boards", models.JSONField(default=list)),
+                (
+                    "trigger",
+                    models.CharField(default="command", help_text="command, admin, submission, import", max_length=40),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("RUNNING", "Running"), ("FINISHED", "Finished"), ("FAILED", "Failed")],
+                        default="RUNNING",
+                        max_length=12,
+                    ),
+                ),
+                ("started_at", models.DateTimeField(auto_now_add=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("duration_seconds", models.FloatField(blank=True, null=True)),
+                ("entries_total", models.PositiveIntegerField(default=0)),
+                ("entries_changed", models.PositiveIntegerField(default=0)),
+                ("error", models.TextField(blank=True)),
+                (
+                    "triggered_by",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-started_at'],
+                "ordering": ["-started_at"],
             },
         ),
         migrations.CreateModel(
-            name='Dataset',
+            name="Dataset",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.SlugField(max_length=100, unique=True)),
-                ('task', models.CharField(choices=[('sentiment-classification', 'Sentiment classification'), ('linguistic-acceptability', 'Linguistic acceptability'), ('named-entity-recognition', 'Named-entity recognition'), ('reading-comprehension', 'Reading comprehension'), ('knowledge', 'Knowledge'), ('common-sense-reasoning', 'Common-sense reasoning'), ('summarization', 'Summarization')], max_length=40)),
-                ('train_size', models.PositiveIntegerField(blank=True, null=True)),
-                ('val_size', models.PositiveIntegerField(blank=True, null=True)),
-                ('test_size', models.PositiveIntegerField(blank=True, null=True)),
-                ('labels', models.JSONField(blank=True, default=list)),
-                ('source', models.TextField(blank=True)),
-                ('license', models.TextField(blank=True)),
-                ('citation', models.TextField(blank=True)),
-                ('description', models.TextField(blank=True)),
-                ('counts_toward_leaderboard', models.BooleanField(default=True, help_text="Whether this dataset counts toward its languages' leaderboards.")),
-                ('origin', models.CharField(choices=[('data-dir', 'Data directory'), ('results', 'First seen in a results file'), ('admin', 'Admin')], default='admin', max_length=20)),
-                ('path', models.CharField(blank=True, help_text='Folder in the data directory, if any.', max_length=500)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('languages', models.ManyToManyField(related_name='datasets', to='leaderboard.language')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.SlugField(max_length=100, unique=True)),
+                (
+                    "task",
+                    models.CharField(
+                        choices=[
+                            ("sentiment-classification", "Sentiment classification"),
+                            ("linguistic-acceptability", "Linguistic acceptability"),
+                            ("named-entity-recognition", "Named-entity recognition"),
+                            ("reading-comprehension", "Reading comprehension"),
+                            ("knowledge", "Knowledge"),
+                            ("common-sense-reasoning", "Common-sense reasoning"),
+                            ("summarization", "Summarization"),
+                        ],
+                        max_length=40,
+                    ),
+                ),
+                ("train_size", models.PositiveIntegerField(blank=True, null=True)),
+                ("val_size", models.PositiveIntegerField(blank=True, null=True)),
+                ("test_size", models.PositiveIntegerField(blank=True, null=True)),
+                ("labels", models.JSONField(blank=True, default=list)),
+                ("source", models.TextField(blank=True)),
+                ("license", models.TextField(blank=True)),
+                ("citation", models.TextField(blank=True)),
+                ("description", models.TextField(blank=True)),
+                (
+                    "counts_toward_leaderboard",
+                    models.BooleanField(
+                        default=True, help_text="Whether this dataset counts toward its languages' leaderboards."
+                    ),
+                ),
+                (
+                    "origin",
+                    models.CharField(
+                        choices=[
+                            ("data-dir", "Data directory"),
+                            ("results", "First seen in a results file"),
+                            ("admin", "Admin"),
+                        ],
+                        default="admin",
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "path",
+                    models.CharField(blank=True, help_text="Folder in the data directory, if any.", max_length=500),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("languages", models.ManyToManyField(related_name="datasets", to="leaderboard.language")),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='Submission',
+            name="Submission",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('revision', models.CharField(default='main', max_length=100)),
-                ('commit_sha', models.CharField(blank=True, max_length=64)),
-                ('few_shot', models.BooleanField(default=True)),
-                ('languages', models.JSONField(blank=True, default=list, help_text="Board codes; empty means the model's languages.")),
-                ('status', models.CharField(choices=[('PENDING', 'Pending'), ('RUNNING', 'Running'), ('FINISHED', 'Finished'), ('FAILED', 'Failed'), ('CANCELLED', 'Cancelled')], default='PENDING', max_length=12)),
-                ('failure_reason', models.TextField(blank=True)),
-                ('log_excerpt', models.TextField(blank=True)),
-                ('progress', models.JSONField(blank=True, default=dict, help_text='dataset name → state')),
-                ('datasets_total', models.PositiveIntegerField(default=0)),
-                ('datasets_done', models.PositiveIntegerField(default=0)),
-                ('client_address', models.GenericIPAddressField(blank=True, null=True)),
-                ('celery_task_id', models.CharField(blank=True, max_length=64)),
-                ('attempts', models.PositiveIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('model', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='submissions', to='leaderboard.languagemodel')),
-                ('submitted_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("revision", models.CharField(default="main", max_length=100)),
+                ("commit_sha", models.CharField(blank=True, max_length=64)),
+                ("few_shot", models.BooleanField(default=True)),
+                (
+                    "languages",
+                    models.JSONField(
+                        blank=True, default=list, help_text="Board codes; empty means the model's languages."
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("PENDING", "Pending"),
+                            ("RUNNING", "Running"),
+                            ("FINISHED", "Finished"),
+                            ("FAILED", "Failed"),
+                            ("CANCELLED", "Cancelled"),
+                        ],
+                        default="PENDING",
+                        max_length=12,
+                    ),
+                ),
+                ("failure_reason", models.TextField(blank=True)),
+                ("log_excerpt", models.TextField(blank=True)),
+                ("progress", models.JSONField(blank=True, default=dict, help_text="dataset name → state")),
+                ("datasets_total", models.PositiveIntegerField(default=0)),
+                ("datasets_done", models.PositiveIntegerField(default=0)),
+                ("client_address", models.GenericIPAddressField(blank=True, null=True)),
+                ("celery_task_id", models.CharField(blank=True, max_length=64)),
+                ("attempts", models.PositiveIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "model",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="submissions",
+                        to="leaderboard.languagemodel",
+                    ),
+                ),
+                (
+                    "submitted_by",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='Evaluation',
+            name="Evaluation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('few_shot', models.BooleanField(default=True)),
-                ('validation_split', models.BooleanField(default=False)),
-                ('revision', models.CharField(blank=True, max_length=100)),
-                ('source', models.CharField(blank=True, help_text='Results file or submission it came from.', max_length=300)),
-                ('record', models.JSONField(blank=True, default=dict, help_text='The result record without its raw scores.')),
-                ('num_iterations', models.PositiveIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='evaluations', to='leaderboard.dataset')),
-                ('model', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='evaluations', to='leaderboard.languagemodel')),
-                ('submission', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='evaluations', to='leaderboard.submission')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("few_shot", models.BooleanField(default=True)),
+                ("validation_split", models.BooleanField(default=False)),
+                ("revision", models.CharField(blank=True, max_length=100)),
+                (
+                    "source",
+                    models.CharField(blank=True, help_text="Results file or submission it came from.", max_length=300),
+                ),
+                (
+                    "record",
+                    models.JSONField(blank=True, default=dict, help_text="The result record without its raw scores."),
+                ),
+                ("num_iterations", models.PositiveIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="evaluations",
+                        to="leaderboard.dataset",
+                    ),
+                ),
+                (
+                    "model",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="evaluations",
+                        to="leaderboard.languagemodel",
+                    ),
+                ),
+                (
+                    "submission",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="evaluations",
+                        to="leaderboard.submission",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['model__model_id', 'dataset__name'],
+                "ordering": ["model__model_id", "dataset__name"],
             },
         ),
         migrations.CreateModel(
-            name='IterationScore',
+            name="IterationScore",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('iteration', models.PositiveSmallIntegerField()),
-                ('metric', models.CharField(max_length=60)),
-                ('value', models.FloatField()),
-                ('evaluation', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='scores', to='leaderboard.evaluation')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("iteration", models.PositiveSmallIntegerField()),
+                ("metric", models.CharField(max_length=60)),
+                ("value", models.FloatField()),
+                (
+                    "evaluation",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="scores", to="leaderboard.evaluation"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['evaluation', 'metric', 'iteration'],
-                'constraints': [models.UniqueConstraint(fields=('evaluation', 'iteration', 'metric'), name='one_score_per_iteration_metric'), models.CheckConstraint(condition=models.Q(('iteration__gte', 0)), name='iteration_non_negative')],
+                "ordering": ["evaluation", "metric", "iteration"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("evaluation", "iteration", "metric"), name="one_score_per_iteration_metric"
+                    ),
+                    models.CheckConstraint(condition=models.Q(("iteration__gte", 0)), name="iteration_non_negative"),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='LeaderboardEntry',
+            name="LeaderboardEntry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('few_shot', models.BooleanField(default=True)),
-                ('validation_split', models.BooleanField(default=False)),
-                ('position', models.PositiveIntegerField(help_text='Order on the board: ranked entries first, by rank score.')),
-                ('rank', models.PositiveIntegerField(blank=True, help_text='Dense significance-group rank.', null=True)),
-                ('rank_score', models.FloatField(blank=True, null=True)),
-                ('rank_score_ci_low', models.FloatField(blank=True, null=True)),
-                ('rank_score_ci_high', models.FloatField(blank=True, null=True)),
-                ('task_rank_scores', models.JSONField(blank=True, default=dict)),
-                ('scores', models.JSONField(blank=True, default=dict, help_text='dataset → {primary, secondary, rank_score}')),
-                ('missing_datasets', models.JSONField(blank=True, default=list)),
-                ('extra', models.JSONField(blank=True, default=dict, help_text='Per-language rank scores for group boards, etc.')),
-                ('computed_at', models.DateTimeField(auto_now=True)),
-                ('leaderboard', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='entries', to='leaderboard.leaderboard')),
-                ('model', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='leaderboard_entries', to='leaderboard.languagemodel')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("few_shot", models.BooleanField(default=True)),
+                ("validation_split", models.BooleanField(default=False)),
+                (
+                    "position",
+                    models.PositiveIntegerField(help_text="Order on the board: ranked entries first, by rank score."),
+                ),
+                (
+                    "rank",
+                    models.PositiveIntegerField(blank=True, help_text="Dense significance-group rank.", null=True),
+                ),
+                ("rank_score", models.FloatField(blank=True, null=True)),
+                ("rank_score_ci_low", models.FloatField(blank=True, null=True)),
+                ("rank_score_ci_high", models.FloatField(blank=True, null=True)),
+                ("task_rank_scores", models.JSONField(blank=True, default=dict)),
+                (
+                    "scores",
+                    models.JSONField(blank=True, default=dict, help_text="dataset → {primary, secondary, rank_score}"),
+                ),
+                ("missing_datasets", models.JSONField(blank=True, default=list)),
+                (
+                    "extra",
+                    models.JSONField(
+                        blank=True, default=dict, help_text="Per-language rank scores for group boards, etc."
+                    ),
+                ),
+                ("computed_at", models.DateTimeField(auto_now=True)),
+                (
+                    "leaderboard",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="entries",
+                        to="leaderboard.leaderboard",
+                    ),
+                ),
+                (
+                    "model",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="leaderboard_entries",
+                        to="leaderboard.languagemodel",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['leaderboard', 'position'],
-                'constraints': [models.UniqueConstraint(fields=('leaderboard', 'model', 'few_shot', 'validation_split'), name='one_entry_per_board_variant')],
+                "ordering": ["leaderboard", "position"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("leaderboard", "model", "few_shot", "validation_split"),
+                        name="one_entry_per_board_variant",
+                    )
+                ],
             },
         ),
         migrations.AddIndex(
-            model_name='submission',
-            index=models.Index(fields=['status', 'created_at'], name='leaderboard_status_83cd1d_idx'),
+            model_name="submission",
+            index=models.Index(fields=["status", "created_at"], name="leaderboard_status_83cd1d_idx"),
         ),
         migrations.AddConstraint(
-            model_name='submission',
-            constraint=models.UniqueConstraint(condition=models.Q(('status__in', ['PENDING', 'RUNNING', 'FINISHED'])), fields=('model', 'revision', 'few_shot'), name='one_active_submission_per_model_revision_variant'),
+            model_name="submission",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("status__in", ["PENDING", "RUNNING", "FINISHED"])),
+                fields=("model", "revision", "few_shot"),
+                name="one_active_submission_per_model_revision_variant",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='evaluation',
-            constraint=models.UniqueConstraint(fields=('model', 'dataset', 'few_shot', 'validation_split'), name='one_evaluation_per_variant'),
+            model_name="evaluation",
+            constraint=models.UniqueConstraint(
+                fields=("model", "dataset", "few_shot", "validation_split"), name="one_evaluation_per_variant"
+            ),
         ),
     ]

@@ -24,147 +24,208 @@ def existing_scores_to_versions(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('leaderboard', '0002_seed_languages_and_groups'),
+        ("leaderboard", "0002_seed_languages_and_groups"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='DatasetVersion',
+            name="DatasetVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('fingerprint', models.CharField(max_length=100)),
-                ('train_size', models.PositiveIntegerField(blank=True, null=True)),
-                ('val_size', models.PositiveIntegerField(blank=True, null=True)),
-                ('test_size', models.PositiveIntegerField(blank=True, null=True)),
-                ('origin', models.CharField(choices=[('data-dir', 'Data directory'), ('results', 'First seen in a results file'), ('admin', 'Admin')], default='results', max_length=20)),
-                ('path', models.CharField(blank=True, max_length=500)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("fingerprint", models.CharField(max_length=100)),
+                ("train_size", models.PositiveIntegerField(blank=True, null=True)),
+                ("val_size", models.PositiveIntegerField(blank=True, null=True)),
+                ("test_size", models.PositiveIntegerField(blank=True, null=True)),
+                (
+                    "origin",
+                    models.CharField(
+                        choices=[
+                            ("data-dir", "Data directory"),
+                            ("results", "First seen in a results file"),
+                            ("admin", "Admin"),
+                        ],
+                        default="results",
+                        max_length=20,
+                    ),
+                ),
+                ("path", models.CharField(blank=True, max_length=500)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['dataset__name', 'created_at'],
+                "ordering": ["dataset__name", "created_at"],
             },
         ),
         migrations.CreateModel(
-            name='RemoteCodeGrant',
+            name="RemoteCodeGrant",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('commit_sha', models.CharField(max_length=64)),
-                ('reason', models.TextField(blank=True)),
-                ('granted_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("commit_sha", models.CharField(max_length=64)),
+                ("reason", models.TextField(blank=True)),
+                ("granted_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['model__model_id', '-granted_at'],
+                "ordering": ["model__model_id", "-granted_at"],
             },
         ),
         migrations.AlterModelOptions(
-            name='evaluation',
-            options={'ordering': ['model__model_id', 'dataset__name', 'created_at']},
+            name="evaluation",
+            options={"ordering": ["model__model_id", "dataset__name", "created_at"]},
         ),
         migrations.RemoveConstraint(
-            model_name='evaluation',
-            name='one_evaluation_per_variant',
+            model_name="evaluation",
+            name="one_evaluation_per_variant",
         ),
         migrations.RemoveConstraint(
-            model_name='submission',
-            name='one_active_submission_per_model_revision_variant',
+            model_name="submission",
+            name="one_active_submission_per_model_revision_variant",
         ),
         migrations.RemoveField(
-            model_name='languagemodel',
-            name='trust_remote_code_allowed',
+            model_name="languagemodel",
+            name="trust_remote_code_allowed",
         ),
         migrations.AddField(
-            model_name='dataset',
-            name='board_protocol',
-            field=models.CharField(default='iterations=10', help_text="Iterations and test-row limit that count on boards, e.g. 'iterations=10' or 'iterations=3,test-limit=32'.", max_length=60),
+            model_name="dataset",
+            name="board_protocol",
+            field=models.CharField(
+                default="iterations=10",
+                help_text="Iterations and test-row limit that count on boards, e.g. 'iterations=10' or 'iterations=3,test-limit=32'.",
+                max_length=60,
+            ),
         ),
         migrations.AddField(
-            model_name='evaluation',
-            name='commit_sha',
-            field=models.CharField(blank=True, help_text='The model commit; empty when unknown.', max_length=64),
+            model_name="evaluation",
+            name="commit_sha",
+            field=models.CharField(blank=True, help_text="The model commit; empty when unknown.", max_length=64),
         ),
         migrations.AddField(
-            model_name='evaluation',
-            name='test_limit',
-            field=models.PositiveIntegerField(default=0, help_text='Test rows evaluated; 0: the full split.'),
+            model_name="evaluation",
+            name="test_limit",
+            field=models.PositiveIntegerField(default=0, help_text="Test rows evaluated; 0: the full split."),
         ),
         migrations.AddField(
-            model_name='languagemodel',
-            name='pinned_commit',
-            field=models.CharField(blank=True, help_text='Admins only: the commit whose evaluations the boards show. Empty: the newest evaluated.', max_length=64),
+            model_name="languagemodel",
+            name="pinned_commit",
+            field=models.CharField(
+                blank=True,
+                help_text="Admins only: the commit whose evaluations the boards show. Empty: the newest evaluated.",
+                max_length=64,
+            ),
         ),
         migrations.AddField(
-            model_name='leaderboardentry',
-            name='commit_sha',
-            field=models.CharField(blank=True, help_text='The model commit whose scores are shown.', max_length=64),
+            model_name="leaderboardentry",
+            name="commit_sha",
+            field=models.CharField(blank=True, help_text="The model commit whose scores are shown.", max_length=64),
         ),
         migrations.AddField(
-            model_name='leaderboardentry',
-            name='excluded',
-            field=models.JSONField(blank=True, default=list, help_text='[{dataset, reason}]: scores the entry has that the board does not count.'),
+            model_name="leaderboardentry",
+            name="excluded",
+            field=models.JSONField(
+                blank=True,
+                default=list,
+                help_text="[{dataset, reason}]: scores the entry has that the board does not count.",
+            ),
         ),
         migrations.AlterField(
-            model_name='evaluation',
-            name='revision',
-            field=models.CharField(blank=True, help_text='The revision as asked or recorded.', max_length=100),
+            model_name="evaluation",
+            name="revision",
+            field=models.CharField(blank=True, help_text="The revision as asked or recorded.", max_length=100),
         ),
         migrations.AlterField(
-            model_name='submission',
-            name='commit_sha',
-            field=models.CharField(blank=True, help_text='The commit the revision resolved to.', max_length=64),
+            model_name="submission",
+            name="commit_sha",
+            field=models.CharField(blank=True, help_text="The commit the revision resolved to.", max_length=64),
         ),
         migrations.AlterField(
-            model_name='submission',
-            name='revision',
-            field=models.CharField(default='main', help_text='The revision as asked (branch, tag, sha).', max_length=100),
+            model_name="submission",
+            name="revision",
+            field=models.CharField(
+                default="main", help_text="The revision as asked (branch, tag, sha).", max_length=100
+            ),
         ),
         migrations.AddConstraint(
-            model_name='submission',
-            constraint=models.UniqueConstraint(condition=models.Q(('status__in', ['PENDING', 'RUNNING', 'FINISHED'])), fields=('model', 'commit_sha', 'few_shot'), name='one_active_submission_per_model_commit_variant'),
+            model_name="submission",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("status__in", ["PENDING", "RUNNING", "FINISHED"])),
+                fields=("model", "commit_sha", "few_shot"),
+                name="one_active_submission_per_model_commit_variant",
+            ),
         ),
         migrations.AddField(
-            model_name='datasetversion',
-            name='dataset',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='versions', to='leaderboard.dataset'),
+            model_name="datasetversion",
+            name="dataset",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="versions", to="leaderboard.dataset"
+            ),
         ),
         migrations.AddField(
-            model_name='dataset',
-            name='board_version',
-            field=models.ForeignKey(blank=True, help_text='The version whose scores count on boards; scores on other versions are listed, not ranked.', null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='leaderboard.datasetversion'),
+            model_name="dataset",
+            name="board_version",
+            field=models.ForeignKey(
+                blank=True,
+                help_text="The version whose scores count on boards; scores on other versions are listed, not ranked.",
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to="leaderboard.datasetversion",
+            ),
         ),
         migrations.AddField(
-            model_name='evaluation',
-            name='dataset_version',
-            field=models.ForeignKey(null=True, on_delete=django.db.models.deletion.PROTECT, related_name='evaluations', to='leaderboard.datasetversion'),
+            model_name="evaluation",
+            name="dataset_version",
+            field=models.ForeignKey(
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="evaluations",
+                to="leaderboard.datasetversion",
+            ),
         ),
         migrations.RunPython(existing_scores_to_versions, migrations.RunPython.noop),
         migrations.AlterField(
-            model_name='evaluation',
-            name='dataset_version',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='evaluations', to='leaderboard.datasetversion'),
+            model_name="evaluation",
+            name="dataset_version",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT, related_name="evaluations", to="leaderboard.datasetversion"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='evaluation',
-            constraint=models.UniqueConstraint(fields=('model', 'dataset_version', 'few_shot', 'validation_split', 'commit_sha', 'num_iterations', 'test_limit'), name='one_evaluation_per_identity'),
+            model_name="evaluation",
+            constraint=models.UniqueConstraint(
+                fields=(
+                    "model",
+                    "dataset_version",
+                    "few_shot",
+                    "validation_split",
+                    "commit_sha",
+                    "num_iterations",
+                    "test_limit",
+                ),
+                name="one_evaluation_per_identity",
+            ),
         ),
         migrations.AddField(
-            model_name='remotecodegrant',
-            name='granted_by',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL),
+            model_name="remotecodegrant",
+            name="granted_by",
+            field=models.ForeignKey(
+                blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+            ),
         ),
         migrations.AddField(
-            model_name='remotecodegrant',
-            name='model',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='remote_code_grants', to='leaderboard.languagemodel'),
+            model_name="remotecodegrant",
+            name="model",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="remote_code_grants",
+                to="leaderboard.languagemodel",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='datasetversion',
-            constraint=models.UniqueConstraint(fields=('dataset', 'fingerprint'), name='one_version_per_fingerprint'),
+            model_name="datasetversion",
+            constraint=models.UniqueConstraint(fields=("dataset", "fingerprint"), name="one_version_per_fingerprint"),
         ),
         migrations.AddConstraint(
-            model_name='remotecodegrant',
-            constraint=models.UniqueConstraint(fields=('model', 'commit_sha'), name='one_grant_per_model_commit'),
+            model_name="remotecodegrant",
+            constraint=models.UniqueConstraint(fields=("model", "commit_sha"), name="one_grant_per_model_commit"),
         ),
     ]

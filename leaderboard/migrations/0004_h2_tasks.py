@@ -4,15 +4,28 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('leaderboard', '0003_result_identity'),
+        ("leaderboard", "0003_result_identity"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='dataset',
-            name='task',
-            field=models.CharField(choices=[('sentiment-classification', 'Sentiment classification'), ('linguistic-acceptability', 'Linguistic acceptability'), ('named-entity-recognition', 'Named-entity recognition'), ('reading-comprehension', 'Reading comprehension'), ('knowledge', 'Knowledge'), ('common-sense-reasoning', 'Common-sense reasoning'), ('summarization', 'Summarization'), ('simplification', 'Simplification'), ('instruction-following', 'Instruction following'), ('european-values', 'European values')], max_length=40),
+            model_name="dataset",
+            name="task",
+            field=models.CharField(
+                choices=[
+                    ("sentiment-classification", "Sentiment classification"),
+                    ("linguistic-acceptability", "Linguistic acceptability"),
+                    ("named-entity-recognition", "Named-entity recognition"),
+                    ("reading-comprehension", "Reading comprehension"),
+                    ("knowledge", "Knowledge"),
+                    ("common-sense-reasoning", "Common-sense reasoning"),
+                    ("summarization", "Summarization"),
+                    ("simplification", "Simplification"),
+                    ("instruction-following", "Instruction following"),
+                    ("european-values", "European values"),
+                ],
+                max_length=40,
+            ),
         ),
     ]

@@ -4,15 +4,17 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('leaderboard', '0004_h2_tasks'),
+        ("leaderboard", "0004_h2_tasks"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='dataset',
-            name='in_suite',
-            field=models.BooleanField(default=True, help_text="Whether submissions are evaluated on this dataset (when its folder is in the data directory) and it counts on this deployment's suite boards."),
+            model_name="dataset",
+            name="in_suite",
+            field=models.BooleanField(
+                default=True,
+                help_text="Whether submissions are evaluated on this dataset (when its folder is in the data directory) and it counts on this deployment's suite boards.",
+            ),
         ),
     ]

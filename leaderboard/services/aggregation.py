@@ -55,7 +55,6 @@ from leaderboard.identity import (
     suite_code,
 )
 from leaderboard.languages import GROUPS, language_name
-from leaderboard.suite import suite_protocol
 from leaderboard.models import (
     AggregationRun,
     Dataset,
@@ -66,6 +65,7 @@ from leaderboard.models import (
     Leaderboard,
     LeaderboardEntry,
 )
+from leaderboard.suite import suite_protocol
 
 log = logging.getLogger(__name__)
 
@@ -175,7 +175,14 @@ def _dataset_info(ds: Dataset) -> DatasetInfo | None:
         return None
     version = ds.board_version.fingerprint if ds.board_version else ""
     return DatasetInfo(
-        ds.pk, ds.name, spec.name, spec.primary_metric, spec.secondary_metric, ds.board_version_id, version, protocol,
+        ds.pk,
+        ds.name,
+        spec.name,
+        spec.primary_metric,
+        spec.secondary_metric,
+        ds.board_version_id,
+        version,
+        protocol,
         spec.ranked,
     )
 
@@ -200,8 +207,17 @@ def board_datasets() -> dict[str, list[DatasetInfo]]:
 
 def _evaluation_rows(dataset_pks) -> list[EvaluationRow]:
     fields = (
-        "pk", "model_id", "few_shot", "validation_split", "dataset_id", "dataset_version_id",
-        "dataset_version__fingerprint", "commit_sha", "num_iterations", "test_limit", "created_at",
+        "pk",
+        "model_id",
+        "few_shot",
+        "validation_split",
+        "dataset_id",
+        "dataset_version_id",
+        "dataset_version__fingerprint",
+        "commit_sha",
+        "num_iterations",
+        "test_limit",
+        "created_at",
         "model__pinned_commit",
     )
     return [
@@ -224,8 +240,10 @@ def counted_evaluations(data: BoardData, evals: list[EvaluationRow]) -> dict[int
         by_entry[entry_index[ev.entry]].append(ev)
     slots = {}
     for e, rows in by_entry.items():
-        reasons = {ev.pk: data.datasets[index[ev.dataset_pk]].exclusion_reason(ev.version_pk, ev.version, ev.protocol)
-                   for ev in rows}
+        reasons = {
+            ev.pk: data.datasets[index[ev.dataset_pk]].exclusion_reason(ev.version_pk, ev.version, ev.protocol)
+            for ev in rows
+        }
         commit = shown_commit(rows, {pk for pk, reason in reasons.items() if reason is None})
         data.commits[e] = commit
         for ev in rows:
@@ -236,8 +254,12 @@ def counted_evaluations(data: BoardData, evals: list[EvaluationRow]) -> dict[int
                 slots[ev.pk] = (e, index[ev.dataset_pk])
             else:
                 data.excluded.setdefault(e, []).append(
-                    {"dataset": name, "dataset_version": ev.version, "protocol": ev.protocol.key,
-                     "reason": reasons[ev.pk]}
+                    {
+                        "dataset": name,
+                        "dataset_version": ev.version,
+                        "protocol": ev.protocol.key,
+                        "reason": reasons[ev.pk],
+                    }
                 )
     for items in data.excluded.values():
         items.sort(key=lambda item: (item["dataset"], item["dataset_version"], item["protocol"]))
@@ -264,8 +286,15 @@ def suite_datasets() -> dict[str, list[DatasetInfo]]:
         except UnknownTask:
             continue
         info = DatasetInfo(
-            ds.pk, ds.name, spec.name, spec.primary_metric, spec.secondary_metric, version.pk, version.fingerprint,
-            protocol, spec.ranked,
+            ds.pk,
+            ds.name,
+            spec.name,
+            spec.primary_metric,
+            spec.secondary_metric,
+            version.pk,
+            version.fingerprint,
+            protocol,
+            spec.ranked,
         )
         for board in {lang.board for lang in ds.languages.all()}:
             boards[suite_code(board)].append(info)
@@ -290,7 +319,7 @@ def load_board_data(code: str, datasets: list[DatasetInfo]) -> BoardData:
         e, d = eval_slot[eval_id]
         data.values.setdefault(e, {}).setdefault(d, {}).setdefault(metric, []).append(value)
     # An evaluation without primary scores does not count as a score on that dataset.
-    for e, per_ds in data.values.items():
+    for per_ds in data.values.values():
         for d in [d for d, m in per_ds.items() if not m.get(datasets[d].primary_metric)]:
             del per_ds[d]
     return data
@@ -341,7 +370,9 @@ def compute_language_board(data: BoardData, *, replicates: int) -> ComputedBoard
     ranked = [d for d, info in enumerate(data.datasets) if info.ranked]
     column = {d: k for k, d in enumerate(ranked)}
     result = ranking.rank_language_board(
-        data.primary_array()[ranked], [data.datasets[d].task for d in ranked], replicates=replicates,
+        data.primary_array()[ranked],
+        [data.datasets[d].task for d in ranked],
+        replicates=replicates,
         seed=board_seed(data.code),
     )
     rows = []
@@ -422,7 +453,9 @@ def compute_group_board(code: str, name: str, languages: list[ComputedBoard]) ->
     return ComputedBoard(code, name, "group", [b.code for b in languages], datasets, entries, result, rows)
 
 
-def plan_boards(requested: Iterable[str] | None, available: dict[str, list[DatasetInfo]]) -> tuple[list[str], list[str]]:
+def plan_boards(
+    requested: Iterable[str] | None, available: dict[str, list[DatasetInfo]]
+) -> tuple[list[str], list[str]]:
     """(language boards, group boards) to compute for a request (None = everything).
 
     ``available`` holds published and suite boards; asking for a language (``da``, ``nb``)
@@ -463,7 +496,10 @@ def compute_boards(requested: Iterable[str] | None = None, *, replicates: int | 
             log.warning("RANK_BOOTSTRAP_REPLICATES=%s: intervals need at least 100 replicates", replicates)
     available = {**board_datasets(), **suite_datasets()}
     languages, groups = plan_boards(requested, available)
-    computed = {code: compute_language_board(load_board_data(code, available[code]), replicates=replicates) for code in languages}
+    computed = {
+        code: compute_language_board(load_board_data(code, available[code]), replicates=replicates)
+        for code in languages
+    }
     out = list(computed.values())
     for slug in groups:
         name, members = GROUPS[slug]
@@ -507,9 +543,7 @@ def _entry_values(board: ComputedBoard) -> dict[EntryKey, dict]:
 
 def write_board(board: ComputedBoard, now) -> tuple[int, int]:
     """Upsert one board's rows; returns (entries on the board, entries created/changed/removed)."""
-    lb, created = Leaderboard.objects.get_or_create(
-        code=board.code, defaults={"name": board.name, "kind": board.kind}
-    )
+    lb, created = Leaderboard.objects.get_or_create(code=board.code, defaults={"name": board.name, "kind": board.kind})
     wanted = _entry_values(board)
     existing = {(r.model_id, r.few_shot, r.validation_split): r for r in lb.entries.all()}
     changed = 0
@@ -529,7 +563,13 @@ def write_board(board: ComputedBoard, now) -> tuple[int, int]:
     LeaderboardEntry.objects.bulk_create(to_create, batch_size=500)
     LeaderboardEntry.objects.bulk_update(to_update, ENTRY_FIELDS, batch_size=500)
     changed = len(to_create) + len(to_update) + len(existing)
-    meta = {"name": board.name, "kind": board.kind, "boards": board.boards, "datasets": board.datasets, "num_entries": len(wanted)}
+    meta = {
+        "name": board.name,
+        "kind": board.kind,
+        "boards": board.boards,
+        "datasets": board.datasets,
+        "num_entries": len(wanted),
+    }
     if created or changed or any(getattr(lb, f) != v for f, v in meta.items()) or lb.generated_at is None:
         for f, v in meta.items():
             setattr(lb, f, v)
@@ -551,7 +591,7 @@ def aggregate(
     FAILED (with the message) and propagate. Rows of boards that no longer have any
     leaderboard dataset are removed when everything is recomputed.
     """
-    requested = None if boards is None else [b for b in boards]
+    requested = None if boards is None else list(boards)
     run = AggregationRun.objects.create(
         boards=requested or [], triggered_by=user if getattr(user, "pk", None) else None, trigger=trigger
     )

@@ -151,9 +151,8 @@ def register(info: DatasetInfo, report: SyncReport) -> Dataset:
     if existing is None:
         report.new_version.append(info.name)
         counted = dataset.board_version.fingerprint if dataset.board_version else "none"
-        report.notes[info.name] = (
-            f"version {version.short} added; boards count {short_fingerprint(counted)}"
-            + (" (this one)" if dataset.board_version_id == version.pk else ", an admin can change it")
+        report.notes[info.name] = f"version {version.short} added; boards count {short_fingerprint(counted)}" + (
+            " (this one)" if dataset.board_version_id == version.pk else ", an admin can change it"
         )
     else:
         (report.updated if changed else report.unchanged).append(info.name)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import io
 
-from leaderboard.models import Leaderboard, LanguageModel
+from leaderboard.models import LanguageModel, Leaderboard
 from leaderboard.ranking import entry_display_name
 
 GENERATIVE_TYPES = {"base": "base", "instruction-tuned": "instruction_tuned", "reasoning": "reasoning", "encoder": None}
@@ -93,15 +93,28 @@ def leaderboard_csv(code: str) -> str:
             tasks.append(ds["task"])
     names = [ds["name"] for ds in doc["datasets"]] if doc["kind"] == "language" else []
     header = [
-        "position", "rank", "model", "name", "few_shot", "validation_split", "rank_score",
-        "rank_score_ci_low", "rank_score_ci_high", "num_model_parameters", "generative_type",
+        "position",
+        "rank",
+        "model",
+        "name",
+        "few_shot",
+        "validation_split",
+        "rank_score",
+        "rank_score_ci_low",
+        "rank_score_ci_high",
+        "num_model_parameters",
+        "generative_type",
     ]
     if doc["kind"] == "language":
         header += [f"task_{t}_rank_score" for t in tasks]
         for name in names:
             header += [
-                f"{name}_primary_metric", f"{name}_primary_mean", f"{name}_primary_ci",
-                f"{name}_secondary_metric", f"{name}_secondary_mean", f"{name}_secondary_ci",
+                f"{name}_primary_metric",
+                f"{name}_primary_mean",
+                f"{name}_primary_ci",
+                f"{name}_secondary_metric",
+                f"{name}_secondary_mean",
+                f"{name}_secondary_ci",
                 f"{name}_rank_score",
             ]
     else:
@@ -112,8 +125,17 @@ def leaderboard_csv(code: str) -> str:
     for position, e in enumerate(doc["entries"], start=1):
         ci = e["rank_score_ci"] or [None, None]
         row = [
-            position, e["rank"], e["model"], e["name"], e["few_shot"], e["validation_split"], e["rank_score"],
-            ci[0], ci[1], e["num_model_parameters"], e["generative_type"],
+            position,
+            e["rank"],
+            e["model"],
+            e["name"],
+            e["few_shot"],
+            e["validation_split"],
+            e["rank_score"],
+            ci[0],
+            ci[1],
+            e["num_model_parameters"],
+            e["generative_type"],
         ]
         if doc["kind"] == "language":
             row += [e["task_rank_scores"].get(t) for t in tasks]

@@ -111,9 +111,7 @@ def text_field(record: dict, key: str, max_length: int) -> str | None:
     value = record.get(key)
     if value is None:
         return None
-    if not isinstance(value, str) or len(value) > max_length or any(
-        unicodedata.category(ch) == "Cc" for ch in value
-    ):
+    if not isinstance(value, str) or len(value) > max_length or any(unicodedata.category(ch) == "Cc" for ch in value):
         raise InvalidRecord(f"{key} must be text of at most {max_length} characters, not {_shown(value)}")
     return value
 
@@ -123,10 +121,15 @@ def versions_field(record: dict) -> dict | None:
     value = record.get("versions")
     if value is None:
         return None
-    ok = isinstance(value, dict) and len(value) <= 50 and all(
-        isinstance(k, str) and len(k) <= 100
-        and (isinstance(v, str) and len(v) <= 100 or isinstance(v, (int, float)) and not isinstance(v, bool))
-        for k, v in value.items()
+    ok = (
+        isinstance(value, dict)
+        and len(value) <= 50
+        and all(
+            isinstance(k, str)
+            and len(k) <= 100
+            and (isinstance(v, str) and len(v) <= 100 or isinstance(v, (int, float)) and not isinstance(v, bool))
+            for k, v in value.items()
+        )
     )
     if not ok:
         raise InvalidRecord("versions must map package names to version strings")

@@ -24,9 +24,9 @@ import json
 import math
 import zlib
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from django.db import DatabaseError, transaction
 
@@ -42,10 +42,10 @@ from leaderboard.models import (
     ModelType,
 )
 from leaderboard.services.record_fields import (
-    commit_field,
     FINGERPRINT,
     MAX_ITERATIONS,
     InvalidRecord,
+    commit_field,
     count_field,
     languages_field,
     limit_field,
@@ -61,7 +61,13 @@ from leaderboard.services.record_fields import (
 from leaderboard.services.score_scale import percent_metrics
 
 __all__ = [
-    "ImportReport", "InvalidRecord", "ParsedRecord", "SkipRecord", "import_file", "import_record", "parse_record",
+    "ImportReport",
+    "InvalidRecord",
+    "ParsedRecord",
+    "SkipRecord",
+    "import_file",
+    "import_record",
+    "parse_record",
     "store_record",
 ]
 
@@ -198,9 +204,7 @@ def _iteration_scores(raw: list, spec: TaskSpec, totals: dict[str, object]) -> t
     for metric in sorted({m for scores in iterations for m in scores}):
         stray = [v for scores in iterations if not -1.0 <= (v := scores.get(metric, 0.0)) <= 1.0]
         if stray:
-            raise InvalidRecord(
-                f"{metric} outside [-1, 1] ({stray[0]:g}) and its values are not on a percentage scale"
-            )
+            raise InvalidRecord(f"{metric} outside [-1, 1] ({stray[0]:g}) and its values are not on a percentage scale")
     return tuple(iterations), percent
 
 

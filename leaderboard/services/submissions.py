@@ -112,8 +112,10 @@ def _lookup_source() -> str:
     from evaluation import models as engine_models
 
     offline = getattr(engine_models, "hub_offline", lambda: False)()
-    return "the local catalogue of bundled models (the Hugging Face Hub is offline here)" if offline else (
-        "the Hugging Face Hub"
+    return (
+        "the local catalogue of bundled models (the Hugging Face Hub is offline here)"
+        if offline
+        else ("the Hugging Face Hub")
     )
 
 
@@ -257,7 +259,9 @@ def submit(
             ratelimit.release(client_address, reservation)
         existing = find_active(model, pinned, few_shot)
         if existing is None:  # it failed or was cancelled in between: let the person retry
-            raise SubmissionRefused("That model was submitted at the same moment; please try again.", code="race")
+            raise SubmissionRefused(
+                "That model was submitted at the same moment; please try again.", code="race"
+            ) from None
         return SubmitOutcome(existing, created=False)
     return SubmitOutcome(submission, created=True)
 
@@ -272,7 +276,8 @@ def enqueue(submission_id: int, task_id: str) -> None:
         logger.exception("could not queue submission %s", submission_id)
         Submission.objects.filter(pk=submission_id, status=SubmissionStatus.PENDING).update(
             status=SubmissionStatus.FAILED,
-            failure_reason=f"Could not be queued: the task queue is unreachable ({type(exc).__name__}). Submit again later.",
+            failure_reason=f"Could not be queued: the task queue is unreachable ({type(exc).__name__}). "
+            "Submit again later.",
             finished_at=timezone.now(),
         )
 
@@ -286,7 +291,9 @@ def cancel(submission: Submission) -> bool:
 
     updated = Submission.objects.filter(
         pk=submission.pk, status__in=[SubmissionStatus.PENDING, SubmissionStatus.RUNNING]
-    ).update(status=SubmissionStatus.CANCELLED, finished_at=timezone.now(), failure_reason="Cancelled by an administrator.")
+    ).update(
+        status=SubmissionStatus.CANCELLED, finished_at=timezone.now(), failure_reason="Cancelled by an administrator."
+    )
     if not updated:
         return False
     if submission.celery_task_id:
@@ -300,7 +307,9 @@ def cancel(submission: Submission) -> bool:
 def requeue(submission: Submission) -> Submission:
     """Queue a failed or cancelled submission again; it resumes after its finished datasets."""
     if submission.status not in (SubmissionStatus.FAILED, SubmissionStatus.CANCELLED):
-        raise SubmissionRefused(f"Only failed or cancelled submissions are re-queued (this one is {submission.status}).", code="state")
+        raise SubmissionRefused(
+            f"Only failed or cancelled submissions are re-queued (this one is {submission.status}).", code="state"
+        )
     task_id = str(uuid.uuid4())
     try:
         with transaction.atomic():

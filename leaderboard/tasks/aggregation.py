@@ -20,7 +20,12 @@ def _user(user_id):
 def aggregate_boards(board_codes: list[str] | None = None, user_id: int | None = None, trigger: str = "admin") -> dict:
     """Recompute the given boards (None: all boards, groups included); returns the run summary."""
     run = aggregate(board_codes, user=_user(user_id), trigger=trigger)
-    return {"run": run.pk, "boards": run.boards, "entries_total": run.entries_total, "entries_changed": run.entries_changed}
+    return {
+        "run": run.pk,
+        "boards": run.boards,
+        "entries_total": run.entries_total,
+        "entries_changed": run.entries_changed,
+    }
 
 
 @shared_task(name="leaderboard.tasks.aggregate_language")

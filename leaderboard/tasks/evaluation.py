@@ -88,8 +88,10 @@ def _as_submitted(record: dict, submission: Submission) -> dict:
 
     commit = record.get("model_commit") or ""
     if submission.commit_sha and commit != submission.commit_sha:
-        raise EvaluationError(f"the engine evaluated commit {commit or 'unknown'} of {submission.model.model_id}, "
-                              f"not the submitted commit {submission.commit_sha}; nothing was stored")
+        raise EvaluationError(
+            f"the engine evaluated commit {commit or 'unknown'} of {submission.model.model_id}, "
+            f"not the submitted commit {submission.commit_sha}; nothing was stored"
+        )
     return {**record, "model_revision": submission.revision}
 
 
@@ -98,8 +100,12 @@ def _unavailable(missing: list[str]) -> dict[str, str]:
     from evaluation.datasets import discover
 
     refused = {refusal.folder: refusal.reason for refusal in discover(settings.DATA_DIR).refused} if missing else {}
-    return {name: f"its folder is not a valid dataset: {refused[name]}" if name in refused
-            else "not in this deployment's data directory" for name in missing}
+    return {
+        name: f"its folder is not a valid dataset: {refused[name]}"
+        if name in refused
+        else "not in this deployment's data directory"
+        for name in missing
+    }
 
 
 def _is_cancelled(submission_id: int) -> bool:
@@ -126,8 +132,12 @@ def _start(submission_id: int, task_id: str) -> Submission | None:
             return None
         if task_id and submission.celery_task_id and submission.celery_task_id != task_id:
             # An older message (the submission was re-queued since): the newer one does the work.
-            logger.info("submission %s now belongs to task %s; ignoring task %s",
-                        submission_id, submission.celery_task_id, task_id)
+            logger.info(
+                "submission %s now belongs to task %s; ignoring task %s",
+                submission_id,
+                submission.celery_task_id,
+                task_id,
+            )
             return None
         if submission.status == SubmissionStatus.RUNNING:
             logger.info("submission %s was interrupted; resuming after its finished datasets", submission_id)
@@ -159,6 +169,7 @@ def run_submission(submission_id: int, task_id: str = "") -> str:
             return "skipped"
         from evaluation.runner import evaluate_model
         from leaderboard.services.results_import import import_record
+
         planned, missing = submission_service.plan_datasets(submission.languages)
         done = _completed(submission)
         todo = [name for name in planned if name not in done]
@@ -171,8 +182,12 @@ def run_submission(submission_id: int, task_id: str = "") -> str:
         )
         logger.info(
             "submission %s: %s @ %s (%s), %d datasets to evaluate, %d already done",
-            submission_id, submission.model.model_id, submission.revision,
-            "few-shot" if submission.few_shot else "zero-shot", len(todo), len(planned) - len(todo),
+            submission_id,
+            submission.model.model_id,
+            submission.revision,
+            "few-shot" if submission.few_shot else "zero-shot",
+            len(todo),
+            len(planned) - len(todo),
         )
         last_write = [0.0]
 
@@ -193,7 +208,8 @@ def run_submission(submission_id: int, task_id: str = "") -> str:
                 import_record(record, source=f"submission:{submission_id}", submission=current)
                 current.progress = {**current.progress, name: {"state": "done"}}
                 current.datasets_done = sum(
-                    1 for key, value in current.progress.items()
+                    1
+                    for key, value in current.progress.items()
                     if not key.startswith("_") and isinstance(value, dict) and value.get("state") == "done"
                 )
                 current.save(update_fields=["progress", "datasets_done", "updated_at"])
@@ -210,8 +226,12 @@ def run_submission(submission_id: int, task_id: str = "") -> str:
 
         if todo:
             evaluate_model(
-                submission.model.model_id, todo, _evaluation_settings(submission),
-                on_record=on_record, on_progress=on_progress, on_dataset_error=on_dataset_error,
+                submission.model.model_id,
+                todo,
+                _evaluation_settings(submission),
+                on_record=on_record,
+                on_progress=on_progress,
+                on_dataset_error=on_dataset_error,
             )
         if failed and len(failed) == len(todo):
             raise EvaluationError("no dataset could be evaluated: " + "; ".join(failed.values()))
@@ -228,8 +248,12 @@ def run_submission(submission_id: int, task_id: str = "") -> str:
         return "cancelled"
     except SoftTimeLimitExceeded:
         limit = settings.GLOSSA_EVAL_SOFT_TIME_LIMIT
-        _fail(submission_id, f"Timed out: the evaluation took longer than the limit of {limit} seconds. "
-              "Datasets finished before the limit are kept; an administrator can re-queue it.", log)
+        _fail(
+            submission_id,
+            f"Timed out: the evaluation took longer than the limit of {limit} seconds. "
+            "Datasets finished before the limit are kept; an administrator can re-queue it.",
+            log,
+        )
         return SubmissionStatus.FAILED
     except EvaluationError as exc:
         _fail(submission_id, str(exc), log)
@@ -242,8 +266,12 @@ def run_submission(submission_id: int, task_id: str = "") -> str:
             _fail(submission_id, f"Out of memory on the worker: the model does not fit ({exc}).", log)
             return SubmissionStatus.FAILED
         logger.exception("submission %s: unexpected error", submission_id)
-        _fail(submission_id, f"Internal error ({type(exc).__name__}: {exc}). The log below shows where; "
-              "an administrator can re-queue the submission.", log)
+        _fail(
+            submission_id,
+            f"Internal error ({type(exc).__name__}: {exc}). The log below shows where; "
+            "an administrator can re-queue the submission.",
+            log,
+        )
         return SubmissionStatus.FAILED
     finally:
         root.removeHandler(log)
@@ -265,12 +293,16 @@ class SubmissionTask(Task):
     def on_failure(self, exc, task_id, args, kwargs, einfo):
         submission_id = args[0] if args else kwargs.get("submission_id")
         if isinstance(exc, TimeLimitExceeded):
-            reason = (f"Timed out: the worker stopped the evaluation at the hard limit of "
-                      f"{settings.GLOSSA_EVAL_TIME_LIMIT} seconds. Datasets finished before are kept.")
+            reason = (
+                f"Timed out: the worker stopped the evaluation at the hard limit of "
+                f"{settings.GLOSSA_EVAL_TIME_LIMIT} seconds. Datasets finished before are kept."
+            )
         else:
             reason = f"Internal error ({type(exc).__name__}: {exc}); an administrator can re-queue the submission."
         Submission.objects.filter(pk=submission_id, status=SubmissionStatus.RUNNING).update(
-            status=SubmissionStatus.FAILED, failure_reason=reason, finished_at=timezone.now(),
+            status=SubmissionStatus.FAILED,
+            failure_reason=reason,
+            finished_at=timezone.now(),
             log_excerpt=str(einfo)[-8000:] if einfo else "",
         )
 

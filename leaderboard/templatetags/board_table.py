@@ -29,14 +29,17 @@ def _dataset_cell(cell: dict) -> str:
         return '<td class="num ds" data-v=""><span class="missing" title="no score">–</span></td>'
     secondary = (
         f' <span class="sec">/ {cell["secondary"]}<span class="ci">±{cell["secondary_ci"]}</span></span>'
-        if cell["secondary"] else ""
+        if cell["secondary"]
+        else ""
     )
-    return (f'<td class="num ds" data-v="{cell["sort"]:.4f}">{cell["primary"]}'
-            f'<span class="ci">±{cell["primary_ci"]}</span>{secondary}</td>')
+    return (
+        f'<td class="num ds" data-v="{cell["sort"]:.4f}">{cell["primary"]}'
+        f'<span class="ci">±{cell["primary_ci"]}</span>{secondary}</td>'
+    )
 
 
 def _number_cell(cell: dict) -> str:
-    value = "" if cell["sort"] is None else f'{cell["sort"]:.4f}'
+    value = "" if cell["sort"] is None else f"{cell['sort']:.4f}"
     return f'<td class="num" data-v="{value}">{cell["text"]}</td>'
 
 
@@ -45,10 +48,17 @@ def row_html(row: dict) -> str:
     name = esc(row["name"])
     misses = "" if ranked else f'<div class="misses">missing: {esc(row["missing_display"])}</div>'
     if row["excluded"]:
-        misses += (f'<div class="misses excluded">not counted: '
-                   f'{"; ".join(esc(reason) for reason in row["excluded"])}</div>')
-    score = (f'<td class="num c-score" data-v="{row["rank_score"]:.4f}"><b>{row["score"]}</b> '
-             f'<span class="ci">{row["score_ci"]}</span></td>') if ranked else '<td class="num c-score" data-v="">–</td>'
+        misses += (
+            f'<div class="misses excluded">not counted: {"; ".join(esc(reason) for reason in row["excluded"])}</div>'
+        )
+    score = (
+        (
+            f'<td class="num c-score" data-v="{row["rank_score"]:.4f}"><b>{row["score"]}</b> '
+            f'<span class="ci">{row["score_ci"]}</span></td>'
+        )
+        if ranked
+        else '<td class="num c-score" data-v="">–</td>'
+    )
     parts = [
         f'<tr class="{row["group"] if ranked else "unranked"}">',
         f'<td class="num c-rank" data-v="{row["position"]}">{row["rank_display"]}</td>',

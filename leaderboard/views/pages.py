@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import json
 from urllib.parse import urlencode
 
 from django.conf import settings
@@ -79,7 +78,8 @@ def board(request, code: str):
         "fixed_columns": fixed,
         "num_columns": len(fixed) + len(data.columns),
         "type_options": [
-            (key, selectors.TYPE_SHORT_LABELS[key], badge, label) for key, (badge, label) in selectors.MODEL_TYPES.items()
+            (key, selectors.TYPE_SHORT_LABELS[key], badge, label)
+            for key, (badge, label) in selectors.MODEL_TYPES.items()
         ],
         "size_options": [(key, label) for key, (label, _, _) in selectors.SIZE_BUCKETS.items()],
         "shot_options": [("", "All")] + list(selectors.SHOTS.items()),
@@ -117,7 +117,9 @@ def model(request, model_id: str):
         raise Http404(f"No model {model_id!r} on Glossa.")
     context = selectors.model_page(found)
     context["strip"] = charts.embed(charts.model_strip(context["evaluations"])) if context["evaluations"] else None
-    context["task_bars"] = charts.embed(charts.model_task_bars(context["evaluations"])) if context["evaluations"] else None
+    context["task_bars"] = (
+        charts.embed(charts.model_task_bars(context["evaluations"])) if context["evaluations"] else None
+    )
     return render(request, "leaderboard/model.html", context)
 
 
@@ -126,5 +128,7 @@ def dataset(request, name: str):
     found = get_object_or_404(Dataset.objects.prefetch_related("languages"), name=name)
     context = selectors.dataset_page(found, settings.DATA_DIR)
     rows = context["leaderboard"]
-    context["distribution"] = charts.embed(charts.dataset_distribution(rows, context["primary_metric"])) if rows else None
+    context["distribution"] = (
+        charts.embed(charts.dataset_distribution(rows, context["primary_metric"])) if rows else None
+    )
     return render(request, "leaderboard/dataset.html", context)

@@ -15,8 +15,13 @@ from leaderboard.services import submissions as service
 LIVE_STATUSES = (SubmissionStatus.PENDING, SubmissionStatus.RUNNING)
 REFRESH_SECONDS = 5
 # The form field a refusal is shown on (others are shown above the form).
-ERROR_FIELDS = {"invalid_model_id": "model_id", "not_found": "model_id", "remote_code": "model_id",
-                "lookup_failed": "model_id", "revision": "revision"}
+ERROR_FIELDS = {
+    "invalid_model_id": "model_id",
+    "not_found": "model_id",
+    "remote_code": "model_id",
+    "lookup_failed": "model_id",
+    "revision": "revision",
+}
 
 
 def client_address(request) -> str | None:
@@ -75,8 +80,16 @@ def _datasets(submission: Submission) -> list[dict]:
         percent = round(100 * done / total) if isinstance(done, int) and total else None
         if state.get("state") == "done":
             percent = 100
-        rows.append({"name": name, "state": state.get("state", ""), "done": done, "total": total,
-                     "percent": percent, "note": state.get("note", "")})
+        rows.append(
+            {
+                "name": name,
+                "state": state.get("state", ""),
+                "done": done,
+                "total": total,
+                "percent": percent,
+                "note": state.get("note", ""),
+            }
+        )
     return rows
 
 

@@ -76,8 +76,9 @@ def test_the_engine_reports_a_bad_dataset_and_keeps_the_good_ones(data_dir, scal
     copy_dataset(scala, data_dir, "scala-da")
     bad = copy_dataset(scala, data_dir, "scala-bad", splits={"train": 1, "val": 84, "test": 424})
     failed = {}
-    records = evaluate_model(SMOL, ["scala-bad", "absent"], EvaluationSettings(data_dir=data_dir),
-                             on_dataset_error=failed.__setitem__)
+    records = evaluate_model(
+        SMOL, ["scala-bad", "absent"], EvaluationSettings(data_dir=data_dir), on_dataset_error=failed.__setitem__
+    )
     assert records == []  # nothing left to evaluate: the model was never loaded
     assert "the files have" in failed["scala-bad"] and str(bad) in failed["scala-bad"]
     assert "not found" in failed["absent"]
@@ -87,8 +88,19 @@ def test_the_engine_reports_a_bad_dataset_and_keeps_the_good_ones(data_dir, scal
 
 def test_the_cli_reports_a_bad_dataset_with_status_2(data_dir, scala, tmp_path, capsys):
     copy_dataset(scala, data_dir, "scala-bad", splits={"train": 1, "val": 84, "test": 424})
-    status = cli(["run", "--model", SMOL, "--dataset", "scala-bad", "--data-dir", str(data_dir),
-                  "--output", str(tmp_path / "out.jsonl")])
+    status = cli(
+        [
+            "run",
+            "--model",
+            SMOL,
+            "--dataset",
+            "scala-bad",
+            "--data-dir",
+            str(data_dir),
+            "--output",
+            str(tmp_path / "out.jsonl"),
+        ]
+    )
     assert status == 2 and "the files have" in capsys.readouterr().err
 
 
@@ -136,7 +148,8 @@ def test_the_worker_says_why_a_registered_dataset_is_unavailable(settings, data_
 @pytest.mark.slow
 @pytest.mark.django_db
 def test_the_worker_evaluates_the_good_dataset_and_fails_only_the_bad_one(
-        settings, data_dir, scala, shared_datasets_dir):
+    settings, data_dir, scala, shared_datasets_dir
+):
     settings.DATA_DIR = data_dir
     settings.EVALUATION_ITERATIONS, settings.EVALUATION_TEST_LIMIT = 1, 4
     settings.EVALUATION_OUTPUT_DIR = data_dir.parent / "out"

@@ -82,7 +82,8 @@ def test_submit_answers_200_with_every_hostile_dataset_json(client, settings, da
     # A registered dataset whose folder turns bad afterwards: the page still answers, the
     # dataset is no longer offered for evaluation.
     (data_dir / "scala-da" / "dataset.json").write_text(
-        (data_dir / "scala-da" / "dataset.json").read_text(encoding="utf-8"), encoding="utf-16")
+        (data_dir / "scala-da" / "dataset.json").read_text(encoding="utf-8"), encoding="utf-16"
+    )
     response = client.get(reverse("submit"))
     assert response.status_code == 200
     assert submissions.plan_datasets(["da"]) == (["lcc-europarl-sentiment-da"], ["scala-da"])

@@ -25,8 +25,15 @@ MODEL = "test-org/test-model"
 
 def record(dataset: str, task: str, mcc: list[float], **extra) -> dict:
     raw = [{"mcc": value, "macro_f1": 0.5} for value in mcc]
-    return {"dataset": dataset, "task": task, "dataset_languages": ["da"], "model": MODEL,
-            "results": {"raw": raw}, "few_shot": True, **extra}
+    return {
+        "dataset": dataset,
+        "task": task,
+        "dataset_languages": ["da"],
+        "model": MODEL,
+        "results": {"raw": raw},
+        "few_shot": True,
+        **extra,
+    }
 
 
 def state(name: str) -> dict:
@@ -36,15 +43,19 @@ def state(name: str) -> dict:
         "row": {f.attname: getattr(dataset, f.attname) for f in Dataset._meta.concrete_fields},
         "languages": sorted(dataset.languages.values_list("code", flat=True)),
         "versions": list(dataset.versions.values_list("fingerprint", "train_size", "val_size", "test_size", "path")),
-        "scores": sorted(IterationScore.objects.filter(evaluation__dataset=dataset)
-                         .values_list("evaluation__dataset_version__fingerprint", "iteration", "metric", "value")),
+        "scores": sorted(
+            IterationScore.objects.filter(evaluation__dataset=dataset).values_list(
+                "evaluation__dataset_version__fingerprint", "iteration", "metric", "value"
+            )
+        ),
     }
 
 
 @pytest.fixture
 def published_angry_tweets():
-    assert import_record(record("angry-tweets", "sentiment-classification", [0.4, 0.5]), source="published") \
-        == "imported"
+    assert (
+        import_record(record("angry-tweets", "sentiment-classification", [0.4, 0.5]), source="published") == "imported"
+    )
     return state("angry-tweets")
 
 
@@ -62,8 +73,9 @@ def test_innocent_folder_cannot_retype_a_published_dataset(data_dir, scala, publ
     assert "names the dataset 'angry-tweets' but its folder is 'innocent-folder'" in refusal.reason
     assert state("angry-tweets") == published_angry_tweets
     # The published file still imports as before (the issue: 137 records were then rejected).
-    assert import_record(record("angry-tweets", "sentiment-classification", [0.4, 0.5]), source="published") \
-        == "unchanged"
+    assert (
+        import_record(record("angry-tweets", "sentiment-classification", [0.4, 0.5]), source="published") == "unchanged"
+    )
 
 
 @pytest.mark.parametrize(
@@ -75,7 +87,8 @@ def test_innocent_folder_cannot_retype_a_published_dataset(data_dir, scala, publ
     ],
 )
 def test_a_folder_with_an_existing_name_and_another_task_or_languages_is_refused(
-        data_dir, shared_datasets_dir, published_angry_tweets, changes, reason):
+    data_dir, shared_datasets_dir, published_angry_tweets, changes, reason
+):
     copy_dataset(shared_datasets_dir / "lcc-europarl-sentiment-da", data_dir, "angry-tweets", **changes)
     report = sync_datasets(data_dir)
     (refusal,) = report.refused
@@ -91,9 +104,19 @@ def test_other_content_is_a_new_version_never_merged_into_the_old_scores(data_di
     first = dataset.board_version
     assert first.fingerprint == discover(data_dir).datasets[0].fingerprint
     assert (first.origin, first.train_size, first.val_size, first.test_size, first.path) == (
-        "data-dir", 340, 84, 424, str(folder))
-    assert import_record(record("scala-da", "linguistic-acceptability", [0.3, 0.4],
-                                dataset_version=first.fingerprint), source="run-1") == "imported"
+        "data-dir",
+        340,
+        84,
+        424,
+        str(folder),
+    )
+    assert (
+        import_record(
+            record("scala-da", "linguistic-acceptability", [0.3, 0.4], dataset_version=first.fingerprint),
+            source="run-1",
+        )
+        == "imported"
+    )
     before = state("scala-da")
 
     change_row(folder, "test", 7)
@@ -110,11 +133,17 @@ def test_other_content_is_a_new_version_never_merged_into_the_old_scores(data_di
     assert after["scores"] == before["scores"]  # the old version's evaluations are untouched
 
     # A score on the new version is another evaluation; the old one keeps its numbers.
-    assert import_record(record("scala-da", "linguistic-acceptability", [0.9, 0.9],
-                                dataset_version=second.fingerprint), source="run-2") == "imported"
+    assert (
+        import_record(
+            record("scala-da", "linguistic-acceptability", [0.9, 0.9], dataset_version=second.fingerprint),
+            source="run-2",
+        )
+        == "imported"
+    )
     evaluations = Evaluation.objects.filter(dataset=dataset)
     assert sorted(evaluations.values_list("dataset_version__fingerprint", flat=True)) == sorted(
-        [first.fingerprint, second.fingerprint])
+        [first.fingerprint, second.fingerprint]
+    )
     old = evaluations.get(dataset_version=first)
     assert sorted(old.scores.filter(metric="mcc").values_list("value", flat=True)) == [0.3, 0.4]
 

@@ -23,7 +23,14 @@ def test_align_labels_with_real_fast_tokenizer(minilm_tokenizer):
     encoded = minilm_tokenizer(tokens, is_split_into_words=True)
     # MiniLM's uncased WordPiece: [CLS] johan ##son lives in copenhagen . [SEP]
     assert minilm_tokenizer.convert_ids_to_tokens(encoded["input_ids"]) == [
-        "[CLS]", "johan", "##son", "lives", "in", "copenhagen", ".", "[SEP]",
+        "[CLS]",
+        "johan",
+        "##son",
+        "lives",
+        "in",
+        "copenhagen",
+        ".",
+        "[SEP]",
     ]
     aligned = align_labels(encoded.word_ids(), ["B-PER", "O", "O", "B-LOC", "O"], L2I)
     assert aligned == [IGNORE_INDEX, L2I["B-PER"], IGNORE_INDEX, 0, 0, L2I["B-LOC"], 0, IGNORE_INDEX]
@@ -48,5 +55,10 @@ def test_word_predictions_truncated_words_are_outside():
 
 def test_repair_iob2_turns_orphan_inside_tags_into_begin():
     assert repair_iob2(["I-PER", "I-PER", "O", "I-LOC", "B-ORG", "I-LOC"]) == [
-        "B-PER", "I-PER", "O", "B-LOC", "B-ORG", "B-LOC",
+        "B-PER",
+        "I-PER",
+        "O",
+        "B-LOC",
+        "B-ORG",
+        "B-LOC",
     ]

@@ -43,7 +43,9 @@ def test_indices_are_checked_before_any_training(minilm_dir):
     with pytest.raises(ValueError, match="point outside the 2 rows of test"):
         evaluate_encoder_dataset(minilm_dir, {"task": "sentiment-classification"}, splits, bad, iterations=1)
     with pytest.raises(ValueError, match="shape"):
-        evaluate_encoder_dataset(minilm_dir, {"task": "sentiment-classification"}, splits, indices_for(splits), iterations=2)
+        evaluate_encoder_dataset(
+            minilm_dir, {"task": "sentiment-classification"}, splits, indices_for(splits), iterations=2
+        )
 
 
 def easy_sentiment_rows(datasets_dir: Path) -> list[dict]:
@@ -67,8 +69,14 @@ def test_fine_tuning_beats_chance_on_an_easy_slice(minilm_dir, shared_datasets_d
     splits = {"test": rows[:40], "val": rows[40:56], "train": rows[56:100]}
     reports = []
     scores = evaluate_encoder_dataset(
-        minilm_dir, {"task": "sentiment-classification", "labels": ["positive", "negative"]}, splits,
-        indices_for(splits), iterations=1, max_steps=30, eval_every=10, reports=reports,
+        minilm_dir,
+        {"task": "sentiment-classification", "labels": ["positive", "negative"]},
+        splits,
+        indices_for(splits),
+        iterations=1,
+        max_steps=30,
+        eval_every=10,
+        reports=reports,
     )
     assert set(scores[0]) == {"mcc", "macro_f1"}
     assert scores[0]["mcc"] > 0.2, scores  # chance is 0; 30 steps reach about 0.4
@@ -89,8 +97,13 @@ def test_every_encoder_head_runs_end_to_end(minilm_dir, shared_datasets_dir):
         iterations = 2 if name == "conll-en" else 1
         progress = []
         scores = evaluate_encoder_dataset(
-            minilm_dir, meta, splits, indices_for(splits, iterations), iterations=iterations, max_steps=1,
-            progress=lambda done, total: progress.append((done, total)),
+            minilm_dir,
+            meta,
+            splits,
+            indices_for(splits, iterations),
+            iterations=iterations,
+            max_steps=1,
+            progress=lambda done, total, seen=progress: seen.append((done, total)),
         )
         assert len(scores) == iterations and progress == [(i + 1, iterations) for i in range(iterations)], name
         for score in scores:

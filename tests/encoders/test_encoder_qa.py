@@ -71,8 +71,11 @@ def test_tokenize_windows_labels_recover_the_answer(minilm_tokenizer):
     filler = " ".join(f"word{i}" for i in range(60))
     context = f"{filler} The capital of Norway is Oslo. {filler}"
     start_char = context.index("Oslo")
-    row = {"question": "What is the capital of Norway?", "context": context,
-           "answers": {"text": ["Oslo"], "answer_start": [start_char]}}
+    row = {
+        "question": "What is the capital of Norway?",
+        "context": context,
+        "answers": {"text": ["Oslo"], "answer_start": [start_char]},
+    }
     windows = tokenize_windows(minilm_tokenizer, [row], max_length=64, stride=16, with_labels=True)
     assert len(windows) > 2 and all(w.example == 0 for w in windows)
     assert all(len(w.feature["input_ids"]) <= 64 for w in windows)
@@ -81,7 +84,7 @@ def test_tokenize_windows_labels_recover_the_answer(minilm_tokenizer):
     assert any(w.feature["start_positions"] == 0 and w.feature["end_positions"] == 0 for w in windows)
     for w in labelled:
         s, e = w.feature["start_positions"], w.feature["end_positions"]
-        assert context[w.offsets[s][0]:w.offsets[e][1]] == "Oslo"
+        assert context[w.offsets[s][0] : w.offsets[e][1]] == "Oslo"
         # decoding logits that point at the gold positions gives the answer back
         n = len(w.offsets)
         assert best_span([(np.eye(n)[s], np.eye(n)[e], w.offsets)], context) == "Oslo"

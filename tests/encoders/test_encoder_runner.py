@@ -15,8 +15,12 @@ def test_runner_fine_tunes_minilm_and_the_record_imports():
 
     progress = []
     settings = EvaluationSettings(iterations=2, limit=6, max_train_steps=1)
-    records = evaluate_model("sentence-transformers/all-MiniLM-L6-v2", ["tweeteval-sentiment-en"], settings,
-                             on_progress=lambda *args: progress.append(args))
+    records = evaluate_model(
+        "sentence-transformers/all-MiniLM-L6-v2",
+        ["tweeteval-sentiment-en"],
+        settings,
+        on_progress=lambda *args: progress.append(args),
+    )
     assert len(records) == 1
     record = records[0]
     assert record["dataset"] == "tweeteval-sentiment-en" and record["task"] == "sentiment-classification"

@@ -113,8 +113,15 @@ def test_early_stopping_restores_the_best_checkpoint():
     settings = TrainingSettings(learning_rate=0.1, max_steps=50, eval_every=1, patience=2)
     model = Scalar()
     weights = {}
-    report = train(model, examples(5.0, 32), examples(0.3, 8), collate, settings, seed=7,
-                   on_step=lambda step, cap: weights.__setitem__(step, model.w.item()))
+    report = train(
+        model,
+        examples(5.0, 32),
+        examples(0.3, 8),
+        collate,
+        settings,
+        seed=7,
+        on_step=lambda step, cap: weights.__setitem__(step, model.w.item()),
+    )
     assert report.stopped_early
     assert report.steps == 5  # two evaluations without improvement after the best
     assert report.best_step == 3

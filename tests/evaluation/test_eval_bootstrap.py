@@ -26,16 +26,24 @@ def test_limit_draws_test_indices_from_first_k_rows():
     assert got["test"].max() < 8 and got["test"].shape == (10, 8)
 
 
-ROWS = ([{"text": "x" * 600 + str(k), "label": "positive"} for k in range(10)]  # long rows
-        + [{"text": f"short {k}", "label": ["positive", "negative", "neutral"][k % 3]} for k in range(30)]
-        + [{"text": "short 0", "label": "positive"}])  # duplicate text of row 10
+ROWS = (
+    [{"text": "x" * 600 + str(k), "label": "positive"} for k in range(10)]  # long rows
+    + [{"text": f"short {k}", "label": ["positive", "negative", "neutral"][k % 3]} for k in range(30)]
+    + [{"text": "short 0", "label": "positive"}]
+)  # duplicate text of row 10
 
 
 def _select(indices, iteration=0, stratified=True, shots=6):
-    return select_shots(ROWS, indices, num_shots=shots, iteration=iteration, text_of=lambda r: r["text"],
-                        dedupe_key=lambda r: r["text"],
-                        label_of=(lambda r: r["label"]) if stratified else None,
-                        labels=["positive", "neutral", "negative"] if stratified else None)
+    return select_shots(
+        ROWS,
+        indices,
+        num_shots=shots,
+        iteration=iteration,
+        text_of=lambda r: r["text"],
+        dedupe_key=lambda r: r["text"],
+        label_of=(lambda r: r["label"]) if stratified else None,
+        labels=["positive", "neutral", "negative"] if stratified else None,
+    )
 
 
 def test_shots_prefer_short_stratified_and_deduplicated():

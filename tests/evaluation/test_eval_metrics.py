@@ -4,9 +4,8 @@ import math
 
 import pytest
 
-from evaluation import metrics
+from evaluation import datasets, metrics
 from evaluation.errors import DatasetNotFound, EvaluationError
-from evaluation import datasets
 
 
 def test_mcc_binary_hand_computed():

@@ -51,15 +51,21 @@ def test_classify_architecture():
     bert = {"model_type": "bert", "architectures": ["BertModel"]}
     llama = {"model_type": "llama", "architectures": ["LlamaForCausalLM"]}
     assert models.classify_architecture(bert, None) == "encoder"
-    assert models.classify_architecture({"model_type": "xlm-roberta", "architectures": ["XLMRobertaForMaskedLM"]},
-                                        None) == "encoder"
+    assert (
+        models.classify_architecture({"model_type": "xlm-roberta", "architectures": ["XLMRobertaForMaskedLM"]}, None)
+        == "encoder"
+    )
     assert models.classify_architecture(llama, None) == "base"
     assert models.classify_architecture(llama, "{{ messages }}") == "instruction-tuned"
-    assert models.classify_architecture({"model_type": "qwen3", "architectures": ["Qwen3ForCausalLM"]},
-                                        "<think>{{ m }}") == "reasoning"
+    assert (
+        models.classify_architecture({"model_type": "qwen3", "architectures": ["Qwen3ForCausalLM"]}, "<think>{{ m }}")
+        == "reasoning"
+    )
     # a reward model built on a causal LM is still a decoder, whatever its head
-    assert models.classify_architecture({"model_type": "llama", "architectures": ["LlamaForSequenceClassification"]},
-                                        None) == "base"
+    assert (
+        models.classify_architecture({"model_type": "llama", "architectures": ["LlamaForSequenceClassification"]}, None)
+        == "base"
+    )
 
 
 def test_bundled_encoder_config_is_classified_as_encoder():

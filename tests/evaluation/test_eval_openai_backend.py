@@ -68,10 +68,14 @@ def server(local_backend):
                         logits = local_backend.model(input_ids=ids, logits_to_keep=1).logits[0, -1]
                     logp = torch.log_softmax(logits.float(), -1)
                     top = torch.topk(logp, payload["logprobs"])
-                    tokens = {local_backend.tokenizer.decode([int(i)]): float(v) for v, i in zip(top.values, top.indices)}
+                    tokens = {
+                        local_backend.tokenizer.decode([int(i)]): float(v) for v, i in zip(top.values, top.indices)
+                    }
                     text = max(tokens, key=tokens.get)
                     return self._send(200, {"choices": [{"text": text, "logprobs": {"top_logprobs": [tokens]}}]})
-                text = local_backend.generate([prompt], payload["max_tokens"], json_schema=payload.get("guided_json"))[0]
+                text = local_backend.generate([prompt], payload["max_tokens"], json_schema=payload.get("guided_json"))[
+                    0
+                ]
             return self._send(200, {"choices": [{"text": text}]})
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -105,7 +109,9 @@ def test_openai_backend_structured_ner(server, weights):
     remote = OpenAIBackend(base_url=url, model=MODEL, tokenizer_dir=weights)
     fmt = TaskFormat("named-entity-recognition", "da")
     row = {"tokens": ["Anders", "bor", "i", "Aarhus", "."], "labels": ["B-PER", "O", "O", "B-LOC", "O"]}
-    out = remote.generate([remote.render_chat(fmt.messages([], row))], 64, json_schema=ner_json_schema(fmt.ner_keys()))[0]
+    out = remote.generate([remote.render_chat(fmt.messages([], row))], 64, json_schema=ner_json_schema(fmt.ner_keys()))[
+        0
+    ]
     data = json.loads(out)
     assert set(data) == set(fmt.ner_keys().values())
     remote.close()

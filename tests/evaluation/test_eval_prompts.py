@@ -5,16 +5,19 @@ import json
 import pytest
 
 from evaluation.prompt_languages import LANGUAGES
-from evaluation.prompts import (TaskFormat, bio_to_entities, entities_to_bio, fit_prompt, language_table,
-                                ner_json_schema)
+from evaluation.prompts import TaskFormat, bio_to_entities, entities_to_bio, fit_prompt, language_table, ner_json_schema
 from evaluation.tasks import ENGINE_TASKS
 
 ROWS = {
     "sentiment-classification": {"text": "Godt arbejde", "label": "positive"},
     "linguistic-acceptability": {"text": "Han går hjem", "label": "correct"},
     "named-entity-recognition": {"tokens": ["Anders", "bor", "i", "Aarhus"], "labels": ["B-PER", "O", "O", "B-LOC"]},
-    "reading-comprehension": {"id": "1", "context": "Himlen er blå.", "question": "Hvilken farve?",
-                              "answers": {"text": ["blå"], "answer_start": [10]}},
+    "reading-comprehension": {
+        "id": "1",
+        "context": "Himlen er blå.",
+        "question": "Hvilken farve?",
+        "answers": {"text": ["blå"], "answer_start": [10]},
+    },
     "knowledge": {"question": "2+2?", "choices": ["3", "4", "5", "6"], "label": 1},
     "common-sense-reasoning": {"question": "Hun tog", "choices": ["a", "b", "c", "d"], "label": 3},
     "summarization": {"text": "Lang tekst.", "target_text": "Kort."},
@@ -25,9 +28,11 @@ def test_danish_sentiment_base_prompt_exact():
     fmt = TaskFormat("sentiment-classification", "da")
     shot = {"text": "Dårligt", "label": "negative"}
     prompt = fmt.render_base([shot], {"text": "Godt", "label": "positive"})
-    assert prompt == ("Følgende er dokumenter og deres sentiment, som kan være positiv, neutral eller negativ.\n\n"
-                      "Dokument: Dårligt\nSentiment: negativ\n\n"
-                      "Dokument: Godt\nSentiment:")
+    assert prompt == (
+        "Følgende er dokumenter og deres sentiment, som kan være positiv, neutral eller negativ.\n\n"
+        "Dokument: Dårligt\nSentiment: negativ\n\n"
+        "Dokument: Godt\nSentiment:"
+    )
     assert fmt.label_words() == ["positiv", "neutral", "negativ"]
 
 
@@ -35,7 +40,8 @@ def test_danish_acceptability_and_rc_label_words():
     assert TaskFormat("linguistic-acceptability", "da").label_words() == ["ja", "nej"]
     rc = TaskFormat("reading-comprehension", "da")
     assert rc.render_base([], ROWS["reading-comprehension"]).endswith(
-        "Tekst: Himlen er blå.\nSpørgsmål: Hvilken farve?\nSvar med maks. 3 ord:")
+        "Tekst: Himlen er blå.\nSpørgsmål: Hvilken farve?\nSvar med maks. 3 ord:"
+    )
 
 
 def test_instruction_style_shots_are_turns():
@@ -83,7 +89,11 @@ def test_ner_roundtrip_and_schema():
     schema = ner_json_schema(keys)
     assert schema["required"] == ["person", "sted", "organisation", "diverse"]
     assert json.loads(fmt.gold_answer(ROWS["named-entity-recognition"])) == {
-        "person": ["Anders"], "sted": ["Aarhus"], "organisation": [], "diverse": []}
+        "person": ["Anders"],
+        "sted": ["Aarhus"],
+        "organisation": [],
+        "diverse": [],
+    }
 
 
 def test_fit_prompt_drops_shots_then_truncates():

@@ -2,6 +2,7 @@
 
 import json
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -46,8 +47,9 @@ def test_gemma_acceptability_few_shot_is_reproducible(gemma):
 def test_gemma_multiple_choice_zero_shot_uses_the_cache(gemma):
     info, backend = gemma
     cache = OutputCache()
-    record, preds = evaluate_dataset(backend, info, load_dataset("mmlu-en"),
-                                     EvaluationSettings(iterations=2, limit=4, few_shot=False), cache=cache)
+    record, preds = evaluate_dataset(
+        backend, info, load_dataset("mmlu-en"), EvaluationSettings(iterations=2, limit=4, few_shot=False), cache=cache
+    )
     _check_record(record, "mmlu-en", 2, "mcc", "accuracy")
     assert record["few_shot"] is False and record["shot_ids"] == [[], []]
     # zero-shot prompts repeat across iterations: each distinct row is computed once
@@ -93,17 +95,26 @@ def test_smol_batched_json_decoding_equals_each_row_alone(smol):
     _, backend = smol
     fmt = TaskFormat("named-entity-recognition", "da")
     schema = ner_json_schema(fmt.ner_keys())
-    prefix = ("Udtræk navngivne entiteter fra teksten og svar som JSON. "
-              "Eksempel: Mette Frederiksen besøgte Aarhus Universitet i går.\n") * 3
-    suffixes = ["Tekst: Lars bor i København.\nSvar:", "Tekst: Det regner.\nSvar:",
-                "Tekst: Novo Nordisk og Carlsberg har hovedsæde i Danmark, skriver Politiken.\nSvar:"]
+    prefix = (
+        "Udtræk navngivne entiteter fra teksten og svar som JSON. "
+        "Eksempel: Mette Frederiksen besøgte Aarhus Universitet i går.\n"
+    ) * 3
+    suffixes = [
+        "Tekst: Lars bor i København.\nSvar:",
+        "Tekst: Det regner.\nSvar:",
+        "Tekst: Novo Nordisk og Carlsberg har hovedsæde i Danmark, skriver Politiken.\nSvar:",
+    ]
     prompts = [prefix + s for s in suffixes]
     batched = backend.generate(prompts, 48, json_schema=schema, shared_prefix=prefix)
     encoded = [backend.encode(p) for p in prompts]
     prefix_ids = backend._common_prefix_ids(encoded, prefix, decode_steps=48)
     assert prefix_ids  # the shared-prefix path is the one under test
-    alone = [backend._greedy_with_prefix(prefix_ids, [e[len(prefix_ids):]], 48, backend._grammar(schema), {
-        backend.tokenizer.eos_token_id})[0] for e in encoded]
+    alone = [
+        backend._greedy_with_prefix(
+            prefix_ids, [e[len(prefix_ids) :]], 48, backend._grammar(schema), {backend.tokenizer.eos_token_id}
+        )[0]
+        for e in encoded
+    ]
     assert len({len(a) for a in alone}) > 1  # different lengths: rows left the batch at different steps
     for got, want in zip(batched, alone, strict=True):
         assert got == close_truncated_json(want, list(schema["properties"]))
@@ -112,12 +123,17 @@ def test_smol_batched_json_decoding_equals_each_row_alone(smol):
 
 def test_smol_reading_comprehension_and_sentiment(smol):
     info, backend = smol
-    rc, preds = evaluate_dataset(backend, info, load_dataset("xquad-en"),
-                                 EvaluationSettings(iterations=1, limit=2, few_shot=False))
+    rc, preds = evaluate_dataset(
+        backend, info, load_dataset("xquad-en"), EvaluationSettings(iterations=1, limit=2, few_shot=False)
+    )
     _check_record(rc, "xquad-en", 1, "f1", "em")
     assert all("\n" not in p["prediction"] for p in preds)
-    sent, preds = evaluate_dataset(backend, info, load_dataset("lcc-europarl-sentiment-da"),
-                                   EvaluationSettings(iterations=1, limit=4, few_shot=False))
+    sent, preds = evaluate_dataset(
+        backend,
+        info,
+        load_dataset("lcc-europarl-sentiment-da"),
+        EvaluationSettings(iterations=1, limit=4, few_shot=False),
+    )
     _check_record(sent, "lcc-europarl-sentiment-da", 1, "mcc", "macro_f1")
     assert {p["prediction"] for p in preds} <= {"positive", "neutral", "negative"}
 
@@ -126,18 +142,54 @@ def test_cli_writes_record_and_predictions(tmp_path):
     from evaluation.__main__ import main
 
     out = tmp_path / "results.jsonl"
-    rc = main(["run", "--model", "HuggingFaceTB/SmolLM2-135M-Instruct", "--dataset", "scala-da",
-               "--iterations", "2", "--limit", "4", "--zero-shot", "--output", str(out)])
+    rc = main(
+        [
+            "run",
+            "--model",
+            "HuggingFaceTB/SmolLM2-135M-Instruct",
+            "--dataset",
+            "scala-da",
+            "--iterations",
+            "2",
+            "--limit",
+            "4",
+            "--zero-shot",
+            "--output",
+            str(out),
+        ]
+    )
     assert rc == 0
     record = json.loads(out.read_text().splitlines()[0])
-    for key in ("dataset", "task", "dataset_languages", "model", "results", "num_model_parameters",
-                "max_sequence_length", "vocabulary_size", "generative", "generative_type", "few_shot",
-                "validation_split", "model_revision", "model_commit", "precision", "backend", "prompt_style",
-                "seed", "iterations", "limit", "shot_ids", "versions", "predictions_file", "created_at"):
+    for key in (
+        "dataset",
+        "task",
+        "dataset_languages",
+        "model",
+        "results",
+        "num_model_parameters",
+        "max_sequence_length",
+        "vocabulary_size",
+        "generative",
+        "generative_type",
+        "few_shot",
+        "validation_split",
+        "model_revision",
+        "model_commit",
+        "precision",
+        "backend",
+        "prompt_style",
+        "seed",
+        "iterations",
+        "limit",
+        "shot_ids",
+        "versions",
+        "predictions_file",
+        "created_at",
+    ):
         assert key in record
     assert record["precision"] == "Q4_1" and record["generative_type"] == "instruction_tuned"
     assert record["limit"] == 4 and record["seed"] == 4242
-    lines = open(record["predictions_file"]).read().splitlines()
+    lines = Path(record["predictions_file"]).read_text().splitlines()
     assert lines and all("prediction" in json.loads(line) for line in lines)
 
 

@@ -8,14 +8,19 @@ from evaluation.structured import close_truncated_json
 KEYS = ["person", "sted", "organisation", "diverse"]
 
 
-@pytest.mark.parametrize("text, expected", [
-    ('{"person": ["Anders", "Bo', {"person": ["Anders"], "sted": [], "organisation": [], "diverse": []}),
-    ('{"person": ["Anders"], "sted": [', {"person": ["Anders"], "sted": [], "organisation": [], "diverse": []}),
-    ('{"person": [], "sted": ["Aarhus"], "organisation": ["DR"], "diverse": ["x"]}',
-     {"person": [], "sted": ["Aarhus"], "organisation": ["DR"], "diverse": ["x"]}),
-    ('{"person": ["A \\"q', {"person": [], "sted": [], "organisation": [], "diverse": []}),
-    ("", {"person": [], "sted": [], "organisation": [], "diverse": []}),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('{"person": ["Anders", "Bo', {"person": ["Anders"], "sted": [], "organisation": [], "diverse": []}),
+        ('{"person": ["Anders"], "sted": [', {"person": ["Anders"], "sted": [], "organisation": [], "diverse": []}),
+        (
+            '{"person": [], "sted": ["Aarhus"], "organisation": ["DR"], "diverse": ["x"]}',
+            {"person": [], "sted": ["Aarhus"], "organisation": ["DR"], "diverse": ["x"]},
+        ),
+        ('{"person": ["A \\"q', {"person": [], "sted": [], "organisation": [], "diverse": []}),
+        ("", {"person": [], "sted": [], "organisation": [], "diverse": []}),
+    ],
+)
 def test_close_truncated_json(text, expected):
     assert json.loads(close_truncated_json(text, KEYS)) == expected
 

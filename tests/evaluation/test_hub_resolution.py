@@ -29,27 +29,34 @@ PICKLED = "glossa-test/bin-only"
 DECODER_BERT = "glossa-test/bert-decoder"
 
 REMOTE_CODE_REPO = {
-    "config.json": json.dumps({
-        "architectures": ["GlossaToyForCausalLM"],
-        "model_type": "glossa-toy",
-        "auto_map": {"AutoConfig": "configuration_glossa_toy.GlossaToyConfig",
-                     "AutoModelForCausalLM": "modeling_glossa_toy.GlossaToyForCausalLM"},
-        "text_config": {"vocab_size": 1234, "max_position_embeddings": 256},
-        "torch_dtype": "bfloat16",
-    }),
-    "tokenizer_config.json": json.dumps({
-        "eos_token": "</s>",
-        "chat_template": "{% for m in messages %}<think>{{ m.content }}</think>{% endfor %}",
-    }),
+    "config.json": json.dumps(
+        {
+            "architectures": ["GlossaToyForCausalLM"],
+            "model_type": "glossa-toy",
+            "auto_map": {
+                "AutoConfig": "configuration_glossa_toy.GlossaToyConfig",
+                "AutoModelForCausalLM": "modeling_glossa_toy.GlossaToyForCausalLM",
+            },
+            "text_config": {"vocab_size": 1234, "max_position_embeddings": 256},
+            "torch_dtype": "bfloat16",
+        }
+    ),
+    "tokenizer_config.json": json.dumps(
+        {
+            "eos_token": "</s>",
+            "chat_template": "{% for m in messages %}<think>{{ m.content }}</think>{% endfor %}",
+        }
+    ),
     "configuration_glossa_toy.py": "from transformers import PretrainedConfig\n\n\n"
-                                   "class GlossaToyConfig(PretrainedConfig):\n    model_type = 'glossa-toy'\n",
+    "class GlossaToyConfig(PretrainedConfig):\n    model_type = 'glossa-toy'\n",
     "modeling_glossa_toy.py": "raise ImportError('a test repo: never imported')\n",
     "model.safetensors": safetensors_bytes({"w": np.zeros((2, 2), dtype=np.float32)}),
     "README.md": "---\nlicense: mit\n---\n# A model with its own code\n",
 }
 GATED_REPO = {
-    "config.json": json.dumps({"architectures": ["BertForMaskedLM"], "model_type": "bert", "vocab_size": 100,
-                               "max_position_embeddings": 128}),
+    "config.json": json.dumps(
+        {"architectures": ["BertForMaskedLM"], "model_type": "bert", "vocab_size": 100, "max_position_embeddings": 128}
+    ),
     "README.md": "---\nlicense: other\nextra_gated_prompt: Accept the licence to get the files\n---\n",
 }
 
@@ -60,8 +67,15 @@ PICKLED_REPO = {  # weights only as a pickle, which can run code when loaded
 }
 # A BERT used as a decoder: config.json says is_decoder; the Hub's short config does not carry it.
 DECODER_BERT_REPO = {
-    "config.json": json.dumps({"architectures": ["BertModel"], "model_type": "bert", "is_decoder": True,
-                               "vocab_size": 100, "max_position_embeddings": 64}),
+    "config.json": json.dumps(
+        {
+            "architectures": ["BertModel"],
+            "model_type": "bert",
+            "is_decoder": True,
+            "vocab_size": 100,
+            "max_position_embeddings": 64,
+        }
+    ),
 }
 
 
@@ -142,9 +156,12 @@ def test_the_default_branch_is_pinned_to_its_commit_and_a_tag_to_its_own(hub, ca
     first = hub.sha(MINILM)
     tagged = hub.tag(MINILM, "v1.0")
     newer = hub.push(MINILM, {"README.md": "---\nlicense: apache-2.0\n---\nv2\n"})
-    main, tag, short, old_short = call(resolve(MINILM), resolve(MINILM, revision="v1.0"),
-                                       resolve(MINILM, revision=newer[:7]),
-                                       resolve(MINILM, revision=first[:10].upper()))
+    main, tag, short, old_short = call(
+        resolve(MINILM),
+        resolve(MINILM, revision="v1.0"),
+        resolve(MINILM, revision=newer[:7]),
+        resolve(MINILM, revision=first[:10].upper()),
+    )
     assert ok(main)["revision"] == "main" and ok(main)["commit_sha"] == newer != first
     assert ok(tag)["revision"] == "v1.0" and ok(tag)["commit_sha"] == tagged == first
     # a short sha of the default branch's history expands to the full sha
@@ -158,9 +175,13 @@ def test_pull_requests_and_other_branches_are_refused(hub, call):
     branch_sha = hub.push(MINILM, {"README.md": "experimental"}, branch="experiment")
     hub.clear_log()
     pr, pr_commit, pr_short, branch, branch_commit, raw = call(
-        resolve(MINILM, revision=pr_ref), resolve(MINILM, revision=pr_sha), resolve(MINILM, revision=pr_sha[:8]),
-        resolve(MINILM, revision="experiment"), resolve(MINILM, revision=branch_sha),
-        resolve(MINILM, "refs/heads/main"))
+        resolve(MINILM, revision=pr_ref),
+        resolve(MINILM, revision=pr_sha),
+        resolve(MINILM, revision=pr_sha[:8]),
+        resolve(MINILM, revision="experiment"),
+        resolve(MINILM, revision=branch_sha),
+        resolve(MINILM, "refs/heads/main"),
+    )
     assert pr["error"] == "RevisionRefused" and "pull request" in pr["message"] and pr_ref in pr["message"]
     # the pull request's commit is served by the Hub like any other, and still refused
     for outcome in (pr_commit, pr_short, branch_commit):
@@ -183,8 +204,9 @@ def test_local_weights_downloads_the_resolved_commit(hub, call, minilm_dir):
 
     assert folder.name == sha and folder.parent.name == "snapshots"
     file_requests = [r for r in hub.requests if r.kind in ("tree", "resolve")]
-    assert file_requests and all(r.revision == sha for r in hub.requests), \
-        sorted({(r.kind, r.revision) for r in hub.requests})
+    assert file_requests and all(r.revision == sha for r in hub.requests), sorted(
+        {(r.kind, r.revision) for r in hub.requests}
+    )
     assert ("GET", "model.safetensors") in {(r.method, r.path) for r in file_requests}
     for name in ("model.safetensors", "vocab.txt", "tokenizer.json", "tokenizer_config.json", "1_Pooling/config.json"):
         assert filecmp.cmp(folder / name, minilm_dir / name, shallow=False), name
@@ -242,9 +264,12 @@ def test_unknown_and_gated_repos_are_not_found(hub, call):
 def test_unreachable_hub(tmp_path):
     with socket.socket() as closed:  # bound, never listening: connections are refused
         closed.bind(("127.0.0.1", 0))
-        endpoint = "http://127.0.0.1:%d" % closed.getsockname()[1]
-        unknown, other_label, gemma = run_calls(endpoint, tmp_path / "hf-home", [
-            resolve(MINILM), resolve("google/gemma-3-270m", revision="abc"), resolve("google/gemma-3-270m")])
+        endpoint = f"http://127.0.0.1:{closed.getsockname()[1]}"
+        unknown, other_label, gemma = run_calls(
+            endpoint,
+            tmp_path / "hf-home",
+            [resolve(MINILM), resolve("google/gemma-3-270m", revision="abc"), resolve("google/gemma-3-270m")],
+        )
     assert unknown["error"] == "ModelNotFound"
     assert MINILM in unknown["message"] and "unreachable" in unknown["message"]
     # a bundled model has one revision, the one its package ships: "main" means it, any other label is refused
@@ -257,11 +282,14 @@ def test_unreachable_hub(tmp_path):
 
 def test_failed_download_is_a_model_load_error(hub, call):
     """The repo went away, or is gated, after resolution: local_weights says it could not download."""
+
     def hub_info(model_id, sha):
         return {"model_id": model_id, "commit_sha": sha, "model_type": "encoder", "source": "hub"}
 
-    outcomes = call(local_weights(hub_info("glossa-test/no-such-model", hub.sha(MINILM))),
-                    local_weights(hub_info(GATED, hub.sha(GATED))))
+    outcomes = call(
+        local_weights(hub_info("glossa-test/no-such-model", hub.sha(MINILM))),
+        local_weights(hub_info(GATED, hub.sha(GATED))),
+    )
     assert {(r.repo_id, r.status) for r in hub.requests} >= {("glossa-test/no-such-model", 401), (GATED, 401)}
     for outcome in outcomes:
         assert outcome.get("error") == "ModelLoadError" and "could not download" in outcome["message"], outcome

@@ -15,10 +15,18 @@ def history():
     return [MAIN, OLD]
 
 
-@pytest.mark.parametrize(("revision", "commit"), [
-    ("main", MAIN), ("v1.0", TAGGED), (MAIN, MAIN), ("ab1111", None), ("ab11111", OLD), (OLD.upper(), OLD),
-    ("ccccccc", TAGGED),
-])
+@pytest.mark.parametrize(
+    ("revision", "commit"),
+    [
+        ("main", MAIN),
+        ("v1.0", TAGGED),
+        (MAIN, MAIN),
+        ("ab1111", None),
+        ("ab11111", OLD),
+        (OLD.upper(), OLD),
+        ("ccccccc", TAGGED),
+    ],
+)
 def test_names_that_pin(revision, commit):
     if commit is None:  # fewer than 7 digits is no sha, and no tag or branch of that name
         with pytest.raises(ModelNotFound, match="has no revision"):
@@ -27,10 +35,17 @@ def test_names_that_pin(revision, commit):
         assert pin("o/m", revision, REFS, history) == commit
 
 
-@pytest.mark.parametrize(("revision", "says"), [
-    ("refs/pr/1", "pull request"), ("REFS/PR/12", "pull request"), ("refs/heads/main", "raw git ref"),
-    ("dev", "other than the default branch"), (PR, "not on the default branch"), ("aaaaaaa", None),
-])
+@pytest.mark.parametrize(
+    ("revision", "says"),
+    [
+        ("refs/pr/1", "pull request"),
+        ("REFS/PR/12", "pull request"),
+        ("refs/heads/main", "raw git ref"),
+        ("dev", "other than the default branch"),
+        (PR, "not on the default branch"),
+        ("aaaaaaa", None),
+    ],
+)
 def test_names_that_are_refused(revision, says):
     refs = Refs(branches=REFS.branches, tags={**REFS.tags, "x": "a" * 39 + "b"})
     with pytest.raises(RevisionRefused, match=says or "matches 2 commits"):

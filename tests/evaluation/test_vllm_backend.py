@@ -49,7 +49,9 @@ def test_label_logprobs_rank_the_obvious_label_first(backend):
 def test_ner_generation_is_constrained_to_the_json_schema(backend):
     keys = {"PER": "person", "LOC": "location", "ORG": "organization", "MISC": "miscellaneous"}
     schema = ner_json_schema(keys)
-    prompt = backend.render_chat([{"role": "user", "content": "List the named entities in: Mette Frederiksen visited Aarhus."}])
+    prompt = backend.render_chat(
+        [{"role": "user", "content": "List the named entities in: Mette Frederiksen visited Aarhus."}]
+    )
     (text,) = backend.generate([prompt], 128, json_schema=schema)
     # The grammar allows only schema-valid prefixes; a generation cut at the token budget
     # is closed the same way the runner closes it.

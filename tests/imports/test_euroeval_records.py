@@ -20,10 +20,20 @@ DUTCH = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "eu
 
 def record(model: str, dataset: str, task: str, raw: list[dict], **extra) -> dict:
     return {
-        "dataset": dataset, "task": task, "dataset_languages": ["nl"], "model": model,
-        "results": {"raw": raw}, "few_shot": True, "validation_split": False, "generative": True,
-        "generative_type": "instruction_tuned", "num_model_parameters": 7_000_000_000,
-        "max_sequence_length": -1, "vocabulary_size": -1, "euroeval_version": "16.3.0", **extra,
+        "dataset": dataset,
+        "task": task,
+        "dataset_languages": ["nl"],
+        "model": model,
+        "results": {"raw": raw},
+        "few_shot": True,
+        "validation_split": False,
+        "generative": True,
+        "generative_type": "instruction_tuned",
+        "num_model_parameters": 7_000_000_000,
+        "max_sequence_length": -1,
+        "vocabulary_size": -1,
+        "euroeval_version": "16.3.0",
+        **extra,
     }
 
 
@@ -53,13 +63,20 @@ def test_task_table_knows_euroevals_current_metrics_and_orthogonal_tasks():
 @pytest.mark.django_db
 def test_chr_f_summarization_records_import_and_count(tmp_path):
     records = [
-        record(f"org/m{q}", "wiki-lingua-nl", "summarization",
-               [{"test_chr_f3pp": 0.1 * q + 0.01 * i, "test_chr_f4pp": 0.1 * q, "test_runtime": 9.0}
-                for i in range(10)])
+        record(
+            f"org/m{q}",
+            "wiki-lingua-nl",
+            "summarization",
+            [{"test_chr_f3pp": 0.1 * q + 0.01 * i, "test_chr_f4pp": 0.1 * q, "test_runtime": 9.0} for i in range(10)],
+        )
         for q in (1, 2, 3)
     ] + [
-        record(f"org/m{q}", "dbrd", "sentiment-classification",
-               [{"test_mcc": 0.2 * q + 0.01 * i, "test_macro_f1": 0.5} for i in range(10)])
+        record(
+            f"org/m{q}",
+            "dbrd",
+            "sentiment-classification",
+            [{"test_mcc": 0.2 * q + 0.01 * i, "test_macro_f1": 0.5} for i in range(10)],
+        )
         for q in (1, 2, 3)
     ]
     report = import_file(write(tmp_path, records))
@@ -80,10 +97,16 @@ def test_chr_f_summarization_records_import_and_count(tmp_path):
 @pytest.mark.django_db
 def test_newer_tasks_import_and_unknown_ones_are_counted_skips(tmp_path):
     records = [
-        record("org/a", "duidelijke-taal", "simplification",
-               [{"test_meteor": 0.12, "test_sari": 0.47}] * 10, validation_split=True),
-        record("org/a", "ifeval-nl", "instruction-following", [{"test_instruction_accuracy": 0.7}] * 10,
-               few_shot=False),
+        record(
+            "org/a",
+            "duidelijke-taal",
+            "simplification",
+            [{"test_meteor": 0.12, "test_sari": 0.47}] * 10,
+            validation_split=True,
+        ),
+        record(
+            "org/a", "ifeval-nl", "instruction-following", [{"test_instruction_accuracy": 0.7}] * 10, few_shot=False
+        ),
         record("org/a", "valeu-nl", "european-values", [{"test_european_values": 0.8}] * 10, few_shot=False),
         record("org/a", "flores-nl", "translation", [{"test_chr_f3pp": 0.5}] * 10),
         record("org/a", "flores-nl", "translation", [{"test_chr_f3pp": 0.5}] * 10, few_shot=False),
@@ -93,10 +116,15 @@ def test_newer_tasks_import_and_unknown_ones_are_counted_skips(tmp_path):
     assert report.skipped == {"unknown task translation": 2}
     assert "invalid record" not in report.skipped
     assert {d.name: d.task for d in Dataset.objects.all()} == {
-        "duidelijke-taal": "simplification", "ifeval-nl": "instruction-following", "valeu-nl": "european-values",
+        "duidelijke-taal": "simplification",
+        "ifeval-nl": "instruction-following",
+        "valeu-nl": "european-values",
     }
     assert set(IterationScore.objects.values_list("metric", flat=True)) == {
-        "meteor", "sari", "instruction_accuracy", "european_values",
+        "meteor",
+        "sari",
+        "instruction_accuracy",
+        "european_values",
     }
 
 

@@ -110,8 +110,14 @@ def test_strict_booleans_and_defaults():
 
 
 def test_names_and_numbers_real_files_use_are_accepted():
-    for model in ("claude-sonnet-4-6", "org/model#low", "PleIAs/Baguettotron@refs/pr/6#no-thinking",
-                  "ollama_chat/gemma3:12b-it-q4_K_M", "/mnt/data/models/my-model", "gpt-3.5-turbo-0613"):
+    for model in (
+        "claude-sonnet-4-6",
+        "org/model#low",
+        "PleIAs/Baguettotron@refs/pr/6#no-thinking",
+        "ollama_chat/gemma3:12b-it-q4_K_M",
+        "/mnt/data/models/my-model",
+        "gpt-3.5-turbo-0613",
+    ):
         assert parse_record(good(model)).model_id == model
     for dataset in ("scala-da", "wiki-lingua-nl", "mim-gold-ner", "norne-nb", "squad-nl", "dataset.v2"):
         assert parse_record(good("a/b", dataset=dataset)).dataset == dataset

@@ -4,7 +4,6 @@ import json
 import re
 
 import pytest
-from django.urls import reverse
 
 from leaderboard.models import LanguageModel
 from tests.pages.builders import DA_DATASETS, EntrySpec, build_board
@@ -12,11 +11,12 @@ from tests.pages.builders import DA_DATASETS, EntrySpec, build_board
 
 def board_names(html: str) -> list[str]:
     """Entry names in table order (the row header links)."""
-    return [m for m in re.findall(r'<th scope="row" class="c-model" data-v="([^"]*)"', html)]
+    return list(re.findall(r'<th scope="row" class="c-model" data-v="([^"]*)"', html))
 
 
 def unescape(s):
     import html
+
     return html.unescape(s)
 
 
@@ -27,8 +27,13 @@ def test_board_page_shows_ranked_then_unranked_with_cis(client, da_board):
     html = response.content.decode()
     names = [unescape(n) for n in board_names(html)]
     assert names == [
-        "claude-sonnet-4-6", "acme/big-chat-70b", "acme/big-chat-70b (zero-shot)", "acme/base-7b",
-        "danish/bert-base", "tiny/encoder-s", "acme/mid-13b",
+        "claude-sonnet-4-6",
+        "acme/big-chat-70b",
+        "acme/big-chat-70b (zero-shot)",
+        "acme/base-7b",
+        "danish/bert-base",
+        "tiny/encoder-s",
+        "acme/mid-13b",
     ]
     # Unranked entry after the ranked ones, with what it misses.
     unranked = html.split('<tbody class="unranked">', 1)[1]
@@ -52,7 +57,10 @@ def test_dataset_cell_shows_primary_and_secondary_with_cis(client, da_board):
     entry = da_board.entries[0]
     cell = entry.scores["scala-da"]
     html = client.get("/leaderboards/da/").content.decode()
-    expected = f'{cell["primary"]["mean"]:.2f}<span class="ci">±{cell["primary"]["ci"]:.2f}</span> <span class="sec">/ {cell["secondary"]["mean"]:.2f}'
+    expected = (
+        f'{cell["primary"]["mean"]:.2f}<span class="ci">±{cell["primary"]["ci"]:.2f}</span> '
+        f'<span class="sec">/ {cell["secondary"]["mean"]:.2f}'
+    )
     assert expected in html
 
 
@@ -100,8 +108,13 @@ def test_server_side_sort_keeps_unranked_last(client, da_board):
     names = [unescape(n) for n in board_names(html)]
     # Ranked by size, largest first, unknown size last; the unranked entry stays after them.
     assert names == [
-        "acme/big-chat-70b", "acme/big-chat-70b (zero-shot)", "acme/base-7b", "danish/bert-base",
-        "tiny/encoder-s", "claude-sonnet-4-6", "acme/mid-13b",
+        "acme/big-chat-70b",
+        "acme/big-chat-70b (zero-shot)",
+        "acme/base-7b",
+        "danish/bert-base",
+        "tiny/encoder-s",
+        "claude-sonnet-4-6",
+        "acme/mid-13b",
     ]
     html = client.get("/leaderboards/da/?sort=ds:dane").content.decode()
     names = [unescape(n) for n in board_names(html)]
@@ -109,13 +122,15 @@ def test_server_side_sort_keeps_unranked_last(client, da_board):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("query", ["", "type=instruction-tuned", "q=bert", "size=unknown&shots=few", "sort=model&dir=desc"])
+@pytest.mark.parametrize(
+    "query", ["", "type=instruction-tuned", "q=bert", "size=unknown&shots=few", "sort=model&dir=desc"]
+)
 def test_csv_export_matches_what_is_shown(client, da_board, query):
     shown = [unescape(n) for n in board_names(client.get(f"/leaderboards/da/?{query}").content.decode())]
     response = client.get(f"/leaderboards/da/export.csv?{query}")
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/csv")
-    assert 'attachment; filename="glossa-da-leaderboard.csv"' == response["Content-Disposition"]
+    assert response["Content-Disposition"] == 'attachment; filename="glossa-da-leaderboard.csv"'
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
     assert [r["model"] for r in rows] == shown
     payload = client.get(f"/leaderboards/da/export.json?{query}").json()
@@ -131,15 +146,17 @@ def test_csv_export_values(client, da_board):
     assert top["model"] == "claude-sonnet-4-6" and top["rank"] == "1" and top["model_type"] == "reasoning"
     assert float(top["rank_score"]) == pytest.approx(entry.rank_score, abs=1e-4)
     assert float(top["rank_score_ci_low"]) == pytest.approx(entry.rank_score_ci_low, abs=1e-4)
-    assert top["scala-da_primary"] == f'{entry.scores["scala-da"]["primary"]["mean"]:.2f}'
-    assert top["scala-da_secondary_ci"] == f'{entry.scores["scala-da"]["secondary"]["ci"]:.2f}'
+    assert top["scala-da_primary"] == f"{entry.scores['scala-da']['primary']['mean']:.2f}"
+    assert top["scala-da_secondary_ci"] == f"{entry.scores['scala-da']['secondary']['ci']:.2f}"
     last = rows[-1]
     assert last["rank"] == "" and last["missing_datasets"] == "dane" and last["dane_primary"] == ""
     doc = client.get("/leaderboards/da/export.json").json()
     assert doc["leaderboard"]["code"] == "da"
     assert doc["entries"][-1]["scores"]["dane"] is None
-    assert doc["entries"][0]["rank_score_ci"] == [pytest.approx(entry.rank_score_ci_low, abs=1e-4),
-                                                 pytest.approx(entry.rank_score_ci_high, abs=1e-4)]
+    assert doc["entries"][0]["rank_score_ci"] == [
+        pytest.approx(entry.rank_score_ci_low, abs=1e-4),
+        pytest.approx(entry.rank_score_ci_high, abs=1e-4),
+    ]
 
 
 @pytest.mark.django_db
@@ -154,7 +171,7 @@ def test_unknown_board_and_export_format_are_404(client, da_board):
 @pytest.mark.django_db
 def test_names_and_search_are_escaped(client, db):
     build_board(entries=[EntrySpec('evil/<script>alert("x")</script>', quality=0.7)], with_scores=False)
-    html = client.get('/leaderboards/da/?q=<img src=x onerror=alert(1)>').content.decode()
+    html = client.get("/leaderboards/da/?q=<img src=x onerror=alert(1)>").content.decode()
     assert "<script>alert" not in html
     assert "<img src=x" not in html
     assert "&lt;img src=x onerror=alert(1)&gt;" in html
@@ -216,7 +233,13 @@ def test_scatter_has_one_point_per_sized_ranked_entry(client, da_board):
     assert figure["layout"]["xaxis"]["type"] == "log"
     points = {name for trace in figure["data"] for name, *_ in trace["customdata"]}
     # claude has no parameter count, mid-13b no rank score: both left out.
-    assert points == {"acme/big-chat-70b", "acme/big-chat-70b (zero-shot)", "acme/base-7b", "danish/bert-base", "tiny/encoder-s"}
+    assert points == {
+        "acme/big-chat-70b",
+        "acme/big-chat-70b (zero-shot)",
+        "acme/base-7b",
+        "danish/bert-base",
+        "tiny/encoder-s",
+    }
     assert {trace["name"] for trace in figure["data"]} == {"Instruction-tuned", "Base decoder", "Encoder"}
 
 

@@ -33,7 +33,8 @@ def browser():
     ARTIFACTS.mkdir(exist_ok=True)
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True,
+            executable_path=CHROMIUM,
+            headless=True,
             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
         )
         yield browser
@@ -65,8 +66,8 @@ def column_values(page, key: str, body: str = "ranked") -> list[str]:
 
 def build_shared_boards():
     """Import the shared results and aggregate the Danish, Swedish and Norwegian boards."""
-    from tests.conftest import SHARED_RESULTS
     from leaderboard.services.results_import import import_file
+    from tests.conftest import SHARED_RESULTS
 
     report = import_file(SHARED_RESULTS)
     assert report.imported > 1500, report.summary()

@@ -30,8 +30,16 @@ def test_mean_ci_against_hand_computed_values():
 
 @pytest.mark.parametrize(
     "value, text",
-    [(None, "–"), (-1, "–"), (950, "950"), (22_000_000, "22M"), (124_439_808, "124M"), (7_241_732_096, "7.24B"),
-     (70_553_706_496, "70.6B"), (1_500_000_000_000, "1.5T")],
+    [
+        (None, "–"),
+        (-1, "–"),
+        (950, "950"),
+        (22_000_000, "22M"),
+        (124_439_808, "124M"),
+        (7_241_732_096, "7.24B"),
+        (70_553_706_496, "70.6B"),
+        (1_500_000_000_000, "1.5T"),
+    ],
 )
 def test_format_count(value, text):
     assert selectors.format_count(value) == text
@@ -39,8 +47,16 @@ def test_format_count(value, text):
 
 @pytest.mark.parametrize(
     "value, bucket",
-    [(None, "unknown"), (-1, "unknown"), (1_999_999_999, "lt2"), (2_000_000_000, "2-10"), (39_999_999_999, "10-40"),
-     (40_000_000_000, "40-80"), (80_000_000_000, "ge80"), (400_000_000_000, "ge80")],
+    [
+        (None, "unknown"),
+        (-1, "unknown"),
+        (1_999_999_999, "lt2"),
+        (2_000_000_000, "2-10"),
+        (39_999_999_999, "10-40"),
+        (40_000_000_000, "40-80"),
+        (80_000_000_000, "ge80"),
+        (400_000_000_000, "ge80"),
+    ],
 )
 def test_size_buckets(value, bucket):
     assert selectors.size_bucket(value) == bucket
@@ -95,17 +111,23 @@ def test_methodology_page_explains_rank_score(client):
 
 @pytest.mark.django_db
 def test_model_page_shows_scores_with_cis_history_and_reproducibility(client, db):
-    built = build_board()
+    build_board()
     model = LanguageModel.objects.get(model_id="acme/big-chat-70b")
-    Submission.objects.create(model=model, revision="abc123", few_shot=True, status="FAILED", failure_reason="Out of <memory>")
+    Submission.objects.create(
+        model=model, revision="abc123", few_shot=True, status="FAILED", failure_reason="Out of <memory>"
+    )
     response = client.get("/models/acme/big-chat-70b/")
     assert response.status_code == 200
     html = response.content.decode()
     # Every score with its CI, recomputed from the iteration scores.
     evaluation = Evaluation.objects.get(model=model, dataset__name="scala-da", few_shot=True)
-    values = list(IterationScore.objects.filter(evaluation=evaluation, metric="mcc").order_by("iteration").values_list("value", flat=True))
+    values = list(
+        IterationScore.objects.filter(evaluation=evaluation, metric="mcc")
+        .order_by("iteration")
+        .values_list("value", flat=True)
+    )
     mean, ci = selectors.mean_ci(values)
-    assert f"{mean * 100:.2f} <span class=\"ci\">± {ci * 100:.2f}</span>" in html
+    assert f'{mean * 100:.2f} <span class="ci">± {ci * 100:.2f}</span>' in html
     assert html.count('<tr><td><a href="/datasets/') == 8  # 4 datasets × 2 variants
     # Boards it is on, reproducibility facts and the command.
     assert 'href="/leaderboards/da/"' in html
@@ -203,13 +225,23 @@ def test_task_bars_average_datasets_per_task_and_variant():
     from leaderboard import charts
 
     def row(dataset, task, variant, mean):
-        return {"dataset": dataset, "task_label": task, "variant": variant, "primary": {"mean": mean},
-                "primary_values": [mean], "primary_metric": "MCC"}
+        return {
+            "dataset": dataset,
+            "task_label": task,
+            "variant": variant,
+            "primary": {"mean": mean},
+            "primary_values": [mean],
+            "primary_metric": "MCC",
+        }
 
-    figure = charts.model_task_bars([
-        row("a", "NER", "few-shot", 40.0), row("b", "NER", "few-shot", 60.0), row("c", "Sentiment", "few-shot", 30.0),
-        row("a", "NER", "zero-shot", 10.0),
-    ])
+    figure = charts.model_task_bars(
+        [
+            row("a", "NER", "few-shot", 40.0),
+            row("b", "NER", "few-shot", 60.0),
+            row("c", "Sentiment", "few-shot", 30.0),
+            row("a", "NER", "zero-shot", 10.0),
+        ]
+    )
     few, zero = figure.data
     assert (few.name, list(few.x), list(few.y)) == ("few-shot", ["NER", "Sentiment"], [50.0, 30.0])
     assert (zero.name, list(zero.x), list(zero.y)) == ("zero-shot", ["NER"], [10.0])

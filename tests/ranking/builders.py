@@ -33,19 +33,39 @@ def model(model_id: str, **fields) -> LanguageModel:
     return obj
 
 
-def add_evaluation(model_id, ds: Dataset, primary: list[float], secondary: list[float] | None = None,
-                   *, few_shot: bool = True, validation_split: bool = False, version: str = PUBLISHED,
-                   commit: str = "", test_limit: int = 0) -> Evaluation:
+def add_evaluation(
+    model_id,
+    ds: Dataset,
+    primary: list[float],
+    secondary: list[float] | None = None,
+    *,
+    few_shot: bool = True,
+    validation_split: bool = False,
+    version: str = PUBLISHED,
+    commit: str = "",
+    test_limit: int = 0,
+) -> Evaluation:
     """One evaluation with its scores; ``version`` is the dataset fingerprint it ran on."""
     spec = get_task(ds.task)
     ev = Evaluation.objects.create(
-        model=model(model_id), dataset=ds, dataset_version=ds.ensure_version(version), few_shot=few_shot,
-        validation_split=validation_split, commit_sha=commit, test_limit=test_limit,
-        num_iterations=len(primary), source="test",
+        model=model(model_id),
+        dataset=ds,
+        dataset_version=ds.ensure_version(version),
+        few_shot=few_shot,
+        validation_split=validation_split,
+        commit_sha=commit,
+        test_limit=test_limit,
+        num_iterations=len(primary),
+        source="test",
     )
-    rows = [IterationScore(evaluation=ev, iteration=i, metric=spec.primary_metric, value=v) for i, v in enumerate(primary)]
+    rows = [
+        IterationScore(evaluation=ev, iteration=i, metric=spec.primary_metric, value=v) for i, v in enumerate(primary)
+    ]
     if secondary is not None:
-        rows += [IterationScore(evaluation=ev, iteration=i, metric=spec.secondary_metric, value=v) for i, v in enumerate(secondary)]
+        rows += [
+            IterationScore(evaluation=ev, iteration=i, metric=spec.secondary_metric, value=v)
+            for i, v in enumerate(secondary)
+        ]
     IterationScore.objects.bulk_create(rows)
     return ev
 

@@ -67,9 +67,13 @@ def test_aggregate_writes_language_and_group_boards(boards):
     da = Leaderboard.objects.get(code="da")
     assert [d["name"] for d in da.datasets] == ["angry-tweets", "dane"]  # not-counted-da left out
     assert da.datasets[1] == {
-        "name": "dane", "task": "named-entity-recognition",
-        "primary_metric": "micro_f1_no_misc", "secondary_metric": "micro_f1",
-        "version": "published", "protocol": "iterations=10", "ranked": True,
+        "name": "dane",
+        "task": "named-entity-recognition",
+        "primary_metric": "micro_f1_no_misc",
+        "secondary_metric": "micro_f1",
+        "version": "published",
+        "protocol": "iterations=10",
+        "ranked": True,
     }
     no = Leaderboard.objects.get(code="no")
     assert [d["name"] for d in no.datasets] == ["norec"]  # nb/nn feed the Norwegian board
@@ -167,8 +171,18 @@ def test_export_document_contract(boards):
     assert doc["language"] == "da"
     e = doc["entries"][0]
     assert set(e) >= {
-        "model", "few_shot", "validation_split", "rank", "rank_score", "rank_score_ci",
-        "task_rank_scores", "scores", "num_model_parameters", "generative_type", "excluded", "commit",
+        "model",
+        "few_shot",
+        "validation_split",
+        "rank",
+        "rank_score",
+        "rank_score_ci",
+        "task_rank_scores",
+        "scores",
+        "num_model_parameters",
+        "generative_type",
+        "excluded",
+        "commit",
     }
     ranked = [x for x in doc["entries"] if x["rank_score"] is not None]
     unranked = [x for x in doc["entries"] if x["rank_score"] is None]
@@ -227,7 +241,9 @@ def test_admin_action_enqueues_on_default_queue_and_task_records_user(boards, ad
     assert run.entries_total > 0 and run.duration_seconds is not None
     # the Leaderboard admin has the same action
     response = admin_client.post(
-        "/admin/leaderboard/leaderboard/", {"action": "rerun_board_aggregation", "_selected_action": ["sv"]}, follow=True
+        "/admin/leaderboard/leaderboard/",
+        {"action": "rerun_board_aggregation", "_selected_action": ["sv"]},
+        follow=True,
     )
     assert "queued" in response.content.decode()
     assert len(broker.lrange("default", 0, -1)) == 1

@@ -22,18 +22,48 @@ EXPECTED = np.array([1.0, 1.306186, np.inf])
 
 
 def euroeval_csv(rank_header: str = "Rank", ranks=("1.00@@1.00", "1.31@@1.31", "-@@-1")) -> str:
-    top = ["<span style='font-size: 12px;'>Task Type</span>", "<span style='visibility: hidden;'>dummy</span>", "", "",
-           TASK.format(i=4, task="sentiment-classification", title="Sentiment classification"), "",
-           TASK.format(i=6, task="named-entity-recognition", title="Named entity recognition"),
-           "<span style='visibility: hidden;'>hidden</span>", "", ""]
-    names = ["Model", "Type", rank_header, "Parameters"] + [
-        DATASET.format(name=f"ds-{x}", col=f"ds_{x}") for x in "abc"] + [f"ds_{x}_version" for x in "abc"]
+    top = [
+        "<span style='font-size: 12px;'>Task Type</span>",
+        "<span style='visibility: hidden;'>dummy</span>",
+        "",
+        "",
+        TASK.format(i=4, task="sentiment-classification", title="Sentiment classification"),
+        "",
+        TASK.format(i=6, task="named-entity-recognition", title="Named entity recognition"),
+        "<span style='visibility: hidden;'>hidden</span>",
+        "",
+        "",
+    ]
+    names = (
+        ["Model", "Type", rank_header, "Parameters"]
+        + [DATASET.format(name=f"ds-{x}", col=f"ds_{x}") for x in "abc"]
+        + [f"ds_{x}_version" for x in "abc"]
+    )
     rows = [
-        ["<a href='https://hf.co/org/one'>org/one</a>", "📝", ranks[0], "7e9",
-         "80.00 ± 0.10 / 70.00 ± 0.20@@80.00", "50.00 ± 0.10 / 1.00 ± 0.10@@50.00", "90.00 ± 5.00 / 90.00 ± 5.00@@90.00",
-         "16.0.0@@1", "16.0.0@@1", "16.0.0@@1"],
-        ["\"gpt-x (zero-shot, val)\"", "🤔", ranks[1], "?", "70.00 ± 0.10@@70.00", "50.00 ± 0.10@@50.00",
-         "89.00 ± 5.00@@89.00", "-", "-", "-"],
+        [
+            "<a href='https://hf.co/org/one'>org/one</a>",
+            "📝",
+            ranks[0],
+            "7e9",
+            "80.00 ± 0.10 / 70.00 ± 0.20@@80.00",
+            "50.00 ± 0.10 / 1.00 ± 0.10@@50.00",
+            "90.00 ± 5.00 / 90.00 ± 5.00@@90.00",
+            "16.0.0@@1",
+            "16.0.0@@1",
+            "16.0.0@@1",
+        ],
+        [
+            '"gpt-x (zero-shot, val)"',
+            "🤔",
+            ranks[1],
+            "?",
+            "70.00 ± 0.10@@70.00",
+            "50.00 ± 0.10@@50.00",
+            "89.00 ± 5.00@@89.00",
+            "-",
+            "-",
+            "-",
+        ],
         ["org/three", "🧠", ranks[2], "1e9", "60.00 ± 0.10@@60.00", "40.00 ± 0.10@@40.00", "-@@-1", "-", "-", "-"],
     ]
     quote = lambda cell: '"' + cell.replace('"', '""') + '"' if "," in cell or '"' in cell else cell  # noqa: E731
@@ -42,7 +72,7 @@ def euroeval_csv(rank_header: str = "Rank", ranks=("1.00@@1.00", "1.31@@1.31", "
 
 def test_euroeval_csv_is_read_with_tasks_from_the_header():
     board = parse_board(euroeval_csv())
-    assert board.models == ["org/one", "\"gpt-x (zero-shot, val)\"", "org/three"]
+    assert board.models == ["org/one", '"gpt-x (zero-shot, val)"', "org/three"]
     assert board.datasets == ["ds-a", "ds-b", "ds-c"]
     assert board.dataset_tasks == ["sentiment-classification"] * 2 + ["named-entity-recognition"]
     assert board.means[0].tolist() == [80.0, 50.0, 90.0]  # the primary metric, not the secondary
@@ -70,23 +100,28 @@ def test_newer_boards_read_the_rank_score_column_not_the_ordinal_rank():
 
 
 def test_compact_format_with_tasks_line():
-    text = ("# a comment\n# tasks: sent;sent;ner\nmodel;rank;ds-a;ds-b;ds-c\n"
-            "org/one;1.00;80.00 ± 0.10;50.00 ± 0.10;90.00 ± 5.00\n"
-            "org/two;1.31;70.00 ± 0.10;50.00 ± 0.10;89.00 ± 5.00\n"
-            "org/three;-;60.00 ± 0.10;40.00 ± 0.10;-\n")
+    text = (
+        "# a comment\n# tasks: sent;sent;ner\nmodel;rank;ds-a;ds-b;ds-c\n"
+        "org/one;1.00;80.00 ± 0.10;50.00 ± 0.10;90.00 ± 5.00\n"
+        "org/two;1.31;70.00 ± 0.10;50.00 ± 0.10;89.00 ± 5.00\n"
+        "org/three;-;60.00 ± 0.10;40.00 ± 0.10;-\n"
+    )
     board = parse_board(text)
     assert board.dataset_tasks == ["sent", "sent", "ner"]
     np.testing.assert_allclose(board.rerank(), EXPECTED, atol=1e-6)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("", "empty"),
-    ("model;rank;ds\norg/a;1.00;eighty\n", "cannot read a score"),
-    ("# tasks: a;b\nmodel;rank;ds\norg/a;1.00;80.00 ± 1.00\n", "2 tasks for 1 datasets"),
-    ("model;rank;ds\norg/a;1.00\n", "row 2 has 2 fields"),
-    ("a,b\nc,d\ne,f\n", "no 'Model' column"),
-    (",,\nModel,Rank,danish\norg/a,1.20@@1.20,1.10@@1.10\n", "multilingual board prints only its languages"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "empty"),
+        ("model;rank;ds\norg/a;1.00;eighty\n", "cannot read a score"),
+        ("# tasks: a;b\nmodel;rank;ds\norg/a;1.00;80.00 ± 1.00\n", "2 tasks for 1 datasets"),
+        ("model;rank;ds\norg/a;1.00\n", "row 2 has 2 fields"),
+        ("a,b\nc,d\ne,f\n", "no 'Model' column"),
+        (",,\nModel,Rank,danish\norg/a,1.20@@1.20,1.10@@1.10\n", "multilingual board prints only its languages"),
+    ],
+)
 def test_malformed_boards_say_what_is_wrong(text, message):
     with pytest.raises(BoardFormatError, match=message):
         parse_board(text)
@@ -112,16 +147,46 @@ def two_entry_board(version_two: str, layout: str = "2026") -> str:
     org/two's ± read as a standard error: t = 1.5/√(0.5102² + 1²) = 1.336, df = 13.4,
     p = 0.10 → no step: 1 and 1.
     """
-    meta = (["Model", "Type", "Rank", "Parameters", "Vocabulary", "Context", "Commercial", "Merge"] if layout == "2026"
-            else ["model", "generative_type", "rank", "parameters", "vocabulary_size", "context", "commercial", "merge"])
-    top = ["<span>Task Type</span>", "<span style='visibility: hidden;'>dummy</span>"] + [""] * 6 + [
-        TASK.format(i=8, task="named-entity-recognition", title="Named entity recognition"),
-        "<span style='visibility: hidden;'>hidden</span>"]
+    meta = (
+        ["Model", "Type", "Rank", "Parameters", "Vocabulary", "Context", "Commercial", "Merge"]
+        if layout == "2026"
+        else ["model", "generative_type", "rank", "parameters", "vocabulary_size", "context", "commercial", "merge"]
+    )
+    top = (
+        ["<span>Task Type</span>", "<span style='visibility: hidden;'>dummy</span>"]
+        + [""] * 6
+        + [
+            TASK.format(i=8, task="named-entity-recognition", title="Named entity recognition"),
+            "<span style='visibility: hidden;'>hidden</span>",
+        ]
+    )
     names = meta + [DATASET.format(name="ds-c", col="ds_c"), "ds_c_version"]
-    rows = [["org/one", "📝", "1.00@@1.00", "?", "?", "?", "✓", "✗", "90.00 ± 1.00 / 90.00 ± 1.00@@90.00",
-             "16.9.0.dev0@@160900"],
-            ["org/two", "📝", "1.00@@1.00", "?", "?", "?", "✓", "✗", "88.50 ± 1.00 / 88.50 ± 1.00@@88.50",
-             f"{version_two}@@0"]]
+    rows = [
+        [
+            "org/one",
+            "📝",
+            "1.00@@1.00",
+            "?",
+            "?",
+            "?",
+            "✓",
+            "✗",
+            "90.00 ± 1.00 / 90.00 ± 1.00@@90.00",
+            "16.9.0.dev0@@160900",
+        ],
+        [
+            "org/two",
+            "📝",
+            "1.00@@1.00",
+            "?",
+            "?",
+            "?",
+            "✓",
+            "✗",
+            "88.50 ± 1.00 / 88.50 ± 1.00@@88.50",
+            f"{version_two}@@0",
+        ],
+    ]
     return "\n".join(",".join(row) for row in [top, names, *rows]) + "\n"
 
 

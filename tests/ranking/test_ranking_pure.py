@@ -188,8 +188,12 @@ def test_summary_path_agrees_with_scipy_from_stats_and_raw_path():
     assert np.allclose(dataset_rank_scores_from_summaries(means, cis, 10), dataset_rank_scores(lists), atol=1e-9)
     # the reconstruction is ttest_ind_from_stats with s = ci·√n/1.96
     s = cis * np.sqrt(10) / 1.96
-    p = stats.ttest_ind_from_stats(means[0], s[0], 10, means[1], s[1], 10, equal_var=False, alternative="greater").pvalue
-    assert p == pytest.approx(stats.ttest_ind(lists[0], lists[1], equal_var=False, alternative="greater").pvalue, rel=1e-9)
+    p = stats.ttest_ind_from_stats(
+        means[0], s[0], 10, means[1], s[1], 10, equal_var=False, alternative="greater"
+    ).pvalue
+    assert p == pytest.approx(
+        stats.ttest_ind(lists[0], lists[1], equal_var=False, alternative="greater").pvalue, rel=1e-9
+    )
 
 
 def test_summaries_mixing_standard_errors_and_half_widths():

@@ -52,7 +52,9 @@ def test_another_dataset_version_is_excluded_not_ranked(board):
     assert entry.missing_datasets == ["angry-tweets"]
     [excluded] = entry.excluded
     assert excluded["dataset"] == "angry-tweets" and excluded["dataset_version"] == OTHER_VERSION
-    assert "dataset version sha256:abababababab" in excluded["reason"] and "counts version published" in excluded["reason"]
+    assert (
+        "dataset version sha256:abababababab" in excluded["reason"] and "counts version published" in excluded["reason"]
+    )
     # The published entries' ranking is exactly what it was without the other version's scores.
     assert _entry("org/big").rank == 1 and _entry("org/big").excluded == []
     doc = leaderboard_document("da")
@@ -148,7 +150,8 @@ def test_the_board_page_says_what_is_not_counted_and_why(board, client):
     parser = Notes()
     parser.feed(response.content.decode())
     assert parser.notes == [
-        "not counted: angry-tweets: evaluated on dataset version sha256:abababababab; the board counts version published"
+        "not counted: angry-tweets: evaluated on dataset version sha256:abababababab; "
+        "the board counts version published"
     ]
 
 
@@ -182,9 +185,15 @@ def test_suite_board_ranks_only_this_deployments_versions_and_protocol(settings)
     doc = leaderboard_document("da-suite")
     assert doc["name"] == "Danish (evaluated here)"
     assert doc["datasets"] == [
-        {"name": "scala-da", "task": "linguistic-acceptability", "primary_metric": "mcc",
-         "secondary_metric": "macro_f1", "version": SUITE_VERSION, "protocol": "iterations=3,test-limit=32",
-         "ranked": True}
+        {
+            "name": "scala-da",
+            "task": "linguistic-acceptability",
+            "primary_metric": "mcc",
+            "secondary_metric": "macro_f1",
+            "version": SUITE_VERSION,
+            "protocol": "iterations=3,test-limit=32",
+            "ranked": True,
+        }
     ]
     # The published board keeps its own dataset; the suite's scores are not ranked there.
     published = {e.model.model_id: e for e in LeaderboardEntry.objects.filter(leaderboard_id="da")}
@@ -215,9 +224,17 @@ def test_pinning_a_commit_in_the_admin_reaggregates_the_models_boards(board, adm
     dev = model("org/dev")
     response = admin_client.post(
         f"/admin/leaderboard/languagemodel/{dev.pk}/change/",
-        {"model_id": dev.model_id, "model_type": dev.model_type, "pinned_commit": COMMIT_A, "precision": "",
-         "license": "", "metadata": "{}", "revision": "main",
-         "remote_code_grants-TOTAL_FORMS": "0", "remote_code_grants-INITIAL_FORMS": "0"},
+        {
+            "model_id": dev.model_id,
+            "model_type": dev.model_type,
+            "pinned_commit": COMMIT_A,
+            "precision": "",
+            "license": "",
+            "metadata": "{}",
+            "revision": "main",
+            "remote_code_grants-TOTAL_FORMS": "0",
+            "remote_code_grants-INITIAL_FORMS": "0",
+        },
         follow=True,
     )
     assert response.status_code == 200 and "Aggregation of da queued" in response.content.decode()

@@ -32,7 +32,8 @@ def chromium_page():
         pytest.fail(f"Chromium missing at {CHROMIUM}")
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True,
+            executable_path=CHROMIUM,
+            headless=True,
             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
         )
         page = browser.new_page(viewport={"width": 1300, "height": 900})

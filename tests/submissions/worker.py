@@ -44,13 +44,34 @@ class Worker:
         }
         self.process: subprocess.Popen | None = None
 
-    def start(self, timeout: float = 60) -> "Worker":
+    def start(self, timeout: float = 60) -> Worker:
         self.log = self.log_path.open("ab")
         self.process = subprocess.Popen(
-            [str(REPO / ".venv" / "bin" / "celery"), "-A", "leaderboard", "worker", "-Q", "gpu,default",
-             "--concurrency", "1", "-P", "prefork", "--prefetch-multiplier", "1", "-n", self.name,
-             "--loglevel", "INFO", "--without-gossip", "--without-mingle"],
-            cwd=REPO, env=self.env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                str(REPO / ".venv" / "bin" / "celery"),
+                "-A",
+                "leaderboard",
+                "worker",
+                "-Q",
+                "gpu,default",
+                "--concurrency",
+                "1",
+                "-P",
+                "prefork",
+                "--prefetch-multiplier",
+                "1",
+                "-n",
+                self.name,
+                "--loglevel",
+                "INFO",
+                "--without-gossip",
+                "--without-mingle",
+            ],
+            cwd=REPO,
+            env=self.env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

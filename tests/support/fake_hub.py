@@ -139,8 +139,14 @@ class FakeHub:
             self._repos[repo_id] = _Repo(repo_id, gated=gated)
         return self.push(repo_id, source, replace=True)
 
-    def push(self, repo_id: str, changes: Path | Mapping[str, Path | bytes | str], *, replace: bool = False,
-             branch: str = "main") -> str:
+    def push(
+        self,
+        repo_id: str,
+        changes: Path | Mapping[str, Path | bytes | str],
+        *,
+        replace: bool = False,
+        branch: str = "main",
+    ) -> str:
         """A new commit on ``branch``: its files updated with ``changes`` (or replaced by them).
 
         A new branch starts at ``main``'s head. Older commits stay reachable by their sha, as on the Hub.
@@ -268,7 +274,7 @@ def _safetensors_params(commit: _Commit) -> dict | None:
                 header = json.loads(handle.read(length))
         else:
             (length,) = struct.unpack("<Q", source[:8])
-            header = json.loads(source[8:8 + length])
+            header = json.loads(source[8 : 8 + length])
         for name, tensor in header.items():
             if name == "__metadata__":
                 continue
@@ -317,12 +323,28 @@ class _Handler(BaseHTTPRequestHandler):
     def _commit_or_error(self, kind: str, repo_id: str, revision: str, head: bool, path: str | None = None):
         repo, commit = self.fake_hub._lookup(repo_id, revision)
         if repo is None:
-            self._send_error(401, "RepoNotFound", "Repository not found", head,
-                             kind=kind, repo_id=repo_id, revision=revision, path=path)
+            self._send_error(
+                401,
+                "RepoNotFound",
+                "Repository not found",
+                head,
+                kind=kind,
+                repo_id=repo_id,
+                revision=revision,
+                path=path,
+            )
             return None, None
         if commit is None:
-            self._send_error(404, "RevisionNotFound", f"Invalid rev id: {revision}", head,
-                             kind=kind, repo_id=repo_id, revision=revision, path=path)
+            self._send_error(
+                404,
+                "RevisionNotFound",
+                f"Invalid rev id: {revision}",
+                head,
+                kind=kind,
+                repo_id=repo_id,
+                revision=revision,
+                path=path,
+            )
             return None, None
         return repo, commit
 
@@ -341,8 +363,9 @@ class _Handler(BaseHTTPRequestHandler):
             "tags": [ref(name, f"refs/tags/{name}", commit) for name, commit in repo.tags.items()],
         }
         if include_prs:
-            payload["pullRequests"] = [ref(f"refs/pr/{number}", f"refs/pr/{number}", line[-1])
-                                       for number, line in repo.pull_requests.items()]
+            payload["pullRequests"] = [
+                ref(f"refs/pr/{number}", f"refs/pr/{number}", line[-1]) for number, line in repo.pull_requests.items()
+            ]
         self._send_json(200, payload, head, HubRequest(self.command, "refs", repo_id, None, None, 200))
 
     def _commits(self, repo_id: str, revision: str, head: bool) -> None:
@@ -351,8 +374,16 @@ class _Handler(BaseHTTPRequestHandler):
             return
         with self.fake_hub._lock:
             line = repo.history(revision) or []
-        payload = [{"id": c.sha, "authors": [{"user": repo_id.split("/")[0]}], "date": "2026-01-01T00:00:00.000Z",
-                    "title": f"commit {c.sha[:7]}", "message": ""} for c in reversed(line)]
+        payload = [
+            {
+                "id": c.sha,
+                "authors": [{"user": repo_id.split("/")[0]}],
+                "date": "2026-01-01T00:00:00.000Z",
+                "title": f"commit {c.sha[:7]}",
+                "message": "",
+            }
+            for c in reversed(line)
+        ]
         self._send_json(200, payload, head, HubRequest(self.command, "commits", repo_id, revision, None, 200))
 
     def _model_info(self, repo_id: str, revision: str, head: bool) -> None:
@@ -396,7 +427,7 @@ class _Handler(BaseHTTPRequestHandler):
         for path in sorted(commit.files):
             if not path.startswith(prefix):
                 continue
-            rel = path[len(prefix):]
+            rel = path[len(prefix) :]
             if "/" in rel:
                 top = prefix + rel.split("/", 1)[0]
                 if recursive:
@@ -407,10 +438,13 @@ class _Handler(BaseHTTPRequestHandler):
                 else:
                     folders.add(top)
                     continue
-            entries.append({"type": "file", "oid": self.fake_hub._blob_id(commit, path),
-                            "size": commit.size(path), "path": path})
-        entries += [{"type": "directory", "oid": hashlib.sha1(f.encode()).hexdigest(), "size": 0, "path": f}
-                    for f in sorted(folders)]
+            entries.append(
+                {"type": "file", "oid": self.fake_hub._blob_id(commit, path), "size": commit.size(path), "path": path}
+            )
+        entries += [
+            {"type": "directory", "oid": hashlib.sha1(f.encode()).hexdigest(), "size": 0, "path": f}
+            for f in sorted(folders)
+        ]
         self._send_json(200, entries, head, HubRequest(self.command, "tree", repo_id, revision, under or None, 200))
 
     def _resolve(self, repo_id: str, revision: str, path: str, head: bool) -> None:
@@ -418,14 +452,30 @@ class _Handler(BaseHTTPRequestHandler):
         if commit is None:
             return
         if repo.gated:
-            self._send_error(401, "GatedRepo", f"Access to model {repo_id} is restricted. You must have access "
-                             "to it and be authenticated to access it. Please log in.", head,
-                             kind="resolve", repo_id=repo_id, revision=revision, path=path)
+            self._send_error(
+                401,
+                "GatedRepo",
+                f"Access to model {repo_id} is restricted. You must have access "
+                "to it and be authenticated to access it. Please log in.",
+                head,
+                kind="resolve",
+                repo_id=repo_id,
+                revision=revision,
+                path=path,
+            )
             return
         if path not in commit.files:
-            self._send_error(404, "EntryNotFound", f"{path} does not exist on \"{revision}\"", head,
-                             kind="resolve", repo_id=repo_id, revision=revision, path=path,
-                             extra={"X-Repo-Commit": commit.sha})
+            self._send_error(
+                404,
+                "EntryNotFound",
+                f'{path} does not exist on "{revision}"',
+                head,
+                kind="resolve",
+                repo_id=repo_id,
+                revision=revision,
+                path=path,
+                extra={"X-Repo-Commit": commit.sha},
+            )
             return
         self.fake_hub._log(HubRequest(self.command, "resolve", repo_id, revision, path, 200))
         blob_id = self.fake_hub._blob_id(commit, path)
@@ -457,9 +507,19 @@ class _Handler(BaseHTTPRequestHandler):
         if not head:
             self.wfile.write(body)
 
-    def _send_error(self, status: int, code: str | None, message: str, head: bool, *, kind: str,
-                    repo_id: str | None = None, revision: str | None = None, path: str | None = None,
-                    extra: Mapping[str, str] | None = None) -> None:
+    def _send_error(
+        self,
+        status: int,
+        code: str | None,
+        message: str,
+        head: bool,
+        *,
+        kind: str,
+        repo_id: str | None = None,
+        revision: str | None = None,
+        path: str | None = None,
+        extra: Mapping[str, str] | None = None,
+    ) -> None:
         self.fake_hub._log(HubRequest(self.command, kind, repo_id, revision, path, status))
         body = json.dumps({"error": message}).encode()
         self.send_response(status)

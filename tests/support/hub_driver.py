@@ -28,25 +28,37 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def hub_env(endpoint: str, hf_home: Path) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items()
-           if not key.startswith(("HF_", "HUGGINGFACE_", "TRANSFORMERS_")) and "proxy" not in key.lower()}
-    env.update({
-        "HF_ENDPOINT": endpoint,
-        "HF_HUB_OFFLINE": "0",
-        "HF_HOME": str(hf_home),
-        "HF_HUB_DISABLE_TELEMETRY": "1",
-        "HF_HUB_DISABLE_PROGRESS_BARS": "1",
-        "GLOSSA_MODEL_CACHE": str(hf_home / "glossa"),
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])),
-    })
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("HF_", "HUGGINGFACE_", "TRANSFORMERS_")) and "proxy" not in key.lower()
+    }
+    env.update(
+        {
+            "HF_ENDPOINT": endpoint,
+            "HF_HUB_OFFLINE": "0",
+            "HF_HOME": str(hf_home),
+            "HF_HUB_DISABLE_TELEMETRY": "1",
+            "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+            "GLOSSA_MODEL_CACHE": str(hf_home / "glossa"),
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])),
+        }
+    )
     return env
 
 
-def run_calls(endpoint: str, hf_home: Path, calls: list[dict], timeout: float = 120,
-              env: dict[str, str] | None = None) -> list[dict]:
-    proc = subprocess.run([sys.executable, "-m", "tests.support.hub_driver"], input=json.dumps(calls),
-                          capture_output=True, text=True, timeout=timeout, cwd=REPO_ROOT,
-                          env={**hub_env(endpoint, hf_home), **(env or {})})
+def run_calls(
+    endpoint: str, hf_home: Path, calls: list[dict], timeout: float = 120, env: dict[str, str] | None = None
+) -> list[dict]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.support.hub_driver"],
+        input=json.dumps(calls),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=REPO_ROOT,
+        env={**hub_env(endpoint, hf_home), **(env or {})},
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"hub driver failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -58,8 +70,9 @@ def _call(call: dict) -> dict:
 
     try:
         if call["op"] == "resolve":
-            info = models.resolve_model(call["model_id"], call.get("revision", "main"),
-                                        allow_remote_code=call.get("allow_remote_code", False))
+            info = models.resolve_model(
+                call["model_id"], call.get("revision", "main"), allow_remote_code=call.get("allow_remote_code", False)
+            )
             return {"ok": info.to_dict()}
         if call["op"] == "local_weights":
             return {"ok": str(models.local_weights(models.ModelInfo(**call["info"])))}
@@ -78,13 +91,23 @@ def _submit(call: dict) -> dict:
     from leaderboard.services import submissions
 
     try:
-        outcome = submissions.submit(call["model_id"], revision=call.get("revision", "main"),
-                                     few_shot=call.get("few_shot", True), client_address="10.0.0.1")
+        outcome = submissions.submit(
+            call["model_id"],
+            revision=call.get("revision", "main"),
+            few_shot=call.get("few_shot", True),
+            client_address="10.0.0.1",
+        )
     except submissions.SubmissionRefused as exc:
         return {"error": "SubmissionRefused", "code": exc.code, "message": str(exc)}
     submission = outcome.submission
-    return {"ok": {"id": submission.pk, "revision": submission.revision, "commit_sha": submission.commit_sha,
-                   "created": outcome.created}}
+    return {
+        "ok": {
+            "id": submission.pk,
+            "revision": submission.revision,
+            "commit_sha": submission.commit_sha,
+            "created": outcome.created,
+        }
+    }
 
 
 def main() -> None:

@@ -14,11 +14,17 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument(
-            "--language", "-l", action="append", dest="languages", metavar="CODE",
+            "--language",
+            "-l",
+            action="append",
+            dest="languages",
+            metavar="CODE",
             help="Board or language code (da, nb → no, scandinavian); repeatable.",
         )
         parser.add_argument(
-            "--replicates", type=int, default=None,
+            "--replicates",
+            type=int,
+            default=None,
             help="Bootstrap replicates for the rank-score interval (default: settings.RANK_BOOTSTRAP_REPLICATES).",
         )
 
