@@ -188,7 +188,9 @@ def _dataset_info(ds: Dataset) -> DatasetInfo | None:
 
 
 def board_datasets() -> dict[str, list[DatasetInfo]]:
-    """Board code → its leaderboard datasets (by name) that have at least one evaluation."""
+    """Board code → its leaderboard datasets (by name) that have at least one evaluation, for
+    the boards where some dataset has an evaluation the board counts (its board version under
+    its board protocol): a board of nothing but excluded scores is not a board."""
     boards: dict[str, dict[int, DatasetInfo]] = defaultdict(dict)
     evaluated = set(Evaluation.objects.values_list("dataset_id", flat=True).distinct())
     qs = (
@@ -196,13 +198,29 @@ def board_datasets() -> dict[str, list[DatasetInfo]]:
         .select_related("board_version")
         .prefetch_related("languages")
     )
-    for ds in qs:
-        info = _dataset_info(ds)
-        if info is None:
-            continue
-        for lang in ds.languages.all():
-            boards[lang.board][ds.pk] = info
-    return {code: sorted(by_pk.values(), key=lambda i: i.name) for code, by_pk in boards.items() if by_pk}
+    infos = [info for info in map(_dataset_info, qs) if info is not None]
+    counted = _datasets_with_counted_scores(infos)
+    languages = {ds.pk: {lang.board for lang in ds.languages.all()} for ds in qs}
+    for info in infos:
+        for board in languages[info.pk]:
+            boards[board][info.pk] = info
+    return {
+        code: sorted(by_pk.values(), key=lambda i: i.name) for code, by_pk in boards.items() if by_pk.keys() & counted
+    }
+
+
+def _datasets_with_counted_scores(infos: list[DatasetInfo]) -> set[int]:
+    by_version = {info.version_pk: info for info in infos if info.version_pk is not None}
+    identities = (
+        Evaluation.objects.filter(dataset_version_id__in=by_version)
+        .values_list("dataset_version_id", "num_iterations", "test_limit")
+        .distinct()
+    )
+    return {
+        by_version[version].pk
+        for version, iterations, limit in identities
+        if by_version[version].protocol == Protocol(iterations, limit)
+    }
 
 
 def _evaluation_rows(dataset_pks) -> list[EvaluationRow]:

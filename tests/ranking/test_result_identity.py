@@ -262,3 +262,16 @@ def test_an_orthogonal_task_is_shown_but_never_ranks(board):
     Evaluation.objects.filter(dataset=values).delete()
     aggregate(replicates=REPS)
     assert {m: _entry(m).rank_score for m in after} == after  # the orthogonal scores changed no rank score
+
+
+def test_a_board_with_nothing_it_counts_is_not_a_board(settings):
+    """A language whose datasets only have suite-protocol scores has a suite board and no
+    published one (which would list every entry as not counted)."""
+    settings.EVALUATION_ITERATIONS, settings.EVALUATION_TEST_LIMIT = 3, 32
+    la = dataset("scala-de", "linguistic-acceptability", ["de"])  # counts on the published board
+    la.versions.create(fingerprint=SUITE_VERSION, origin="data-dir")
+    la.board_version = la.versions.get()
+    la.save()
+    add_evaluation("org/a", la, it(0.9, n=3, seed=130), version=SUITE_VERSION, test_limit=32)
+    run = aggregate(replicates=REPS)
+    assert run.boards == ["de-suite"]
