@@ -18,6 +18,10 @@ from leaderboard.identity import FULL_SPLIT, METHODOLOGY_PROTOCOL, SUITE_SUFFIX,
 TASK_CHOICES = [(spec.name, spec.label or spec.name) for spec in TASKS.values()]
 
 
+# Where a dataset (or one of its versions) was first seen.
+ORIGINS = [("data-dir", "Data directory"), ("results", "First seen in a results file"), ("admin", "Admin")]
+
+
 class Language(models.Model):
     """An ISO 639-1 language code. ``board`` is the leaderboard it feeds (nb, nn → no)."""
 
@@ -71,7 +75,7 @@ class Dataset(models.Model):
     )
     origin = models.CharField(
         max_length=20,
-        choices=[("data-dir", "Data directory"), ("results", "First seen in a results file"), ("admin", "Admin")],
+        choices=ORIGINS,
         default="admin",
     )
     path = models.CharField(max_length=500, blank=True, help_text="Folder in the data directory, if any.")
@@ -123,7 +127,7 @@ class DatasetVersion(models.Model):
     test_size = models.PositiveIntegerField(null=True, blank=True)
     origin = models.CharField(
         max_length=20,
-        choices=[("data-dir", "Data directory"), ("results", "First seen in a results file"), ("admin", "Admin")],
+        choices=ORIGINS,
         default="results",
     )
     path = models.CharField(max_length=500, blank=True)
