@@ -15,7 +15,7 @@ from leaderboard.models import Dataset, IterationScore, LeaderboardEntry
 from leaderboard.services.aggregation import aggregate
 from leaderboard.services.results_import import import_file
 
-DUTCH = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "euroeval-2026" / "records_dutch.jsonl.gz"
+DUTCH = Path(__file__).resolve().parents[1] / "ranking" / "data" / "euroeval-2026" / "records_dutch.jsonl.gz"
 
 
 def record(model: str, dataset: str, task: str, raw: list[dict], **extra) -> dict:
