@@ -321,10 +321,21 @@ def suite_datasets() -> dict[str, list[DatasetInfo]]:
 
 def load_board_data(code: str, datasets: list[DatasetInfo]) -> BoardData:
     """Iteration scores of every entry on the board's datasets (primary and secondary),
-    counting only each dataset's board version and protocol, one commit per entry."""
+    counting only each dataset's board version and protocol, one commit per entry.
+
+    A suite board lists only entries with something it counts (its entries all ran on the
+    suite); a published board also lists, unranked, entries it counts nothing of, with why."""
     index = {info.pk: d for d, info in enumerate(datasets)}
     metrics = {m for info in datasets for m in (info.primary_metric, info.secondary_metric)}
     evals = _evaluation_rows(index)
+    if code.endswith(SUITE_SUFFIX):
+        infos = {info.pk: info for info in datasets}
+        counting = {
+            ev.entry
+            for ev in evals
+            if infos[ev.dataset_pk].exclusion_reason(ev.version_pk, ev.version, ev.protocol) is None
+        }
+        evals = [ev for ev in evals if ev.entry in counting]
     entries = sorted({ev.entry for ev in evals})
     data = BoardData(code=code, datasets=datasets, entries=entries)
     eval_slot = counted_evaluations(data, evals)
