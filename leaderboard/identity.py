@@ -79,3 +79,8 @@ SUITE_SUFFIX = "-suite"
 
 def suite_code(board: str) -> str:
     return f"{board}{SUITE_SUFFIX}"
+
+
+def suite_language(code: str) -> str | None:
+    """The language board a suite code belongs to (``da-suite`` → ``da``); None for any other code."""
+    return code.removesuffix(SUITE_SUFFIX) if code.endswith(SUITE_SUFFIX) else None

@@ -12,7 +12,7 @@ from django.db import models
 from django.db.models import Q
 
 from evaluation.tasks import TASKS
-from leaderboard.identity import FULL_SPLIT, METHODOLOGY_PROTOCOL, SUITE_SUFFIX, Protocol, short_fingerprint
+from leaderboard.identity import FULL_SPLIT, METHODOLOGY_PROTOCOL, Protocol, short_fingerprint, suite_language
 
 # The task a dataset belongs to: every task of evaluation.tasks (imported, shown, maybe evaluated).
 TASK_CHOICES = [(spec.name, spec.label or spec.name) for spec in TASKS.values()]
@@ -335,7 +335,7 @@ class Leaderboard(models.Model):
     @property
     def is_suite(self) -> bool:
         """A board of what this deployment evaluates itself (see services/aggregation.py)."""
-        return self.code.endswith(SUITE_SUFFIX)
+        return suite_language(self.code) is not None
 
 
 class LeaderboardEntry(models.Model):

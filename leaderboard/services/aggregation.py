@@ -44,15 +44,15 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from evaluation.tasks import UnknownTask, get_task
+from evaluation.tasks import TaskSpec, UnknownTask, get_task
 from leaderboard import ranking
 from leaderboard.identity import (
     METHODOLOGY_PROTOCOL,
-    SUITE_SUFFIX,
     InvalidProtocol,
     Protocol,
     short_fingerprint,
     suite_code,
+    suite_language,
 )
 from leaderboard.languages import GROUPS, language_name
 from leaderboard.models import (
@@ -98,6 +98,23 @@ class DatasetInfo:
             "protocol": self.protocol.key,
             "ranked": self.ranked,
         }
+
+    @classmethod
+    def counting(
+        cls, ds: Dataset, spec: TaskSpec, version_pk: int | None, version: str, protocol: Protocol
+    ) -> DatasetInfo:
+        """``ds`` as a board column that counts ``version`` under ``protocol``."""
+        return cls(
+            ds.pk,
+            ds.name,
+            spec.name,
+            spec.primary_metric,
+            spec.secondary_metric,
+            version_pk,
+            version,
+            protocol,
+            spec.ranked,
+        )
 
     def exclusion_reason(self, version_pk: int, version: str, protocol: Protocol) -> str | None:
         """Why an evaluation on (version, protocol) does not count here; None if it does."""
@@ -174,17 +191,7 @@ def _dataset_info(ds: Dataset) -> DatasetInfo | None:
         log.warning("dataset %s left out of the boards: %s", ds.name, exc)
         return None
     version = ds.board_version.fingerprint if ds.board_version else ""
-    return DatasetInfo(
-        ds.pk,
-        ds.name,
-        spec.name,
-        spec.primary_metric,
-        spec.secondary_metric,
-        ds.board_version_id,
-        version,
-        protocol,
-        spec.ranked,
-    )
+    return DatasetInfo.counting(ds, spec, ds.board_version_id, version, protocol)
 
 
 def board_datasets() -> dict[str, list[DatasetInfo]]:
@@ -248,9 +255,12 @@ def _evaluation_rows(dataset_pks) -> list[EvaluationRow]:
     ]
 
 
-def counted_evaluations(data: BoardData, evals: list[EvaluationRow]) -> dict[int, tuple[int, int]]:
-    """Evaluation pk → (entry index, dataset index) for what the board counts; records the
-    commit each entry shows and, with reasons, what it has on the shown commit but does not count."""
+def counted_evaluations(
+    data: BoardData, evals: list[EvaluationRow], reasons: dict[int, str | None]
+) -> dict[int, tuple[int, int]]:
+    """Evaluation pk → (entry index, dataset index) for what the board counts (``reasons``:
+    evaluation pk → why the board does not count it, None when it does); records the commit
+    each entry shows and, with reasons, what it has on the shown commit but does not count."""
     index = {info.pk: d for d, info in enumerate(data.datasets)}
     entry_index = {key: e for e, key in enumerate(data.entries)}
     by_entry: dict[int, list[EvaluationRow]] = defaultdict(list)
@@ -258,11 +268,7 @@ def counted_evaluations(data: BoardData, evals: list[EvaluationRow]) -> dict[int
         by_entry[entry_index[ev.entry]].append(ev)
     slots = {}
     for e, rows in by_entry.items():
-        reasons = {
-            ev.pk: data.datasets[index[ev.dataset_pk]].exclusion_reason(ev.version_pk, ev.version, ev.protocol)
-            for ev in rows
-        }
-        commit = shown_commit(rows, {pk for pk, reason in reasons.items() if reason is None})
+        commit = shown_commit(rows, {ev.pk for ev in rows if reasons[ev.pk] is None})
         data.commits[e] = commit
         for ev in rows:
             if ev.commit != commit:
@@ -303,17 +309,7 @@ def suite_datasets() -> dict[str, list[DatasetInfo]]:
             spec = get_task(ds.task)
         except UnknownTask:
             continue
-        info = DatasetInfo(
-            ds.pk,
-            ds.name,
-            spec.name,
-            spec.primary_metric,
-            spec.secondary_metric,
-            version.pk,
-            version.fingerprint,
-            protocol,
-            spec.ranked,
-        )
+        info = DatasetInfo.counting(ds, spec, version.pk, version.fingerprint, protocol)
         for board in {lang.board for lang in ds.languages.all()}:
             boards[suite_code(board)].append(info)
     return {code: sorted(infos, key=lambda i: i.name) for code, infos in boards.items()}
@@ -328,17 +324,15 @@ def load_board_data(code: str, datasets: list[DatasetInfo]) -> BoardData:
     index = {info.pk: d for d, info in enumerate(datasets)}
     metrics = {m for info in datasets for m in (info.primary_metric, info.secondary_metric)}
     evals = _evaluation_rows(index)
-    if code.endswith(SUITE_SUFFIX):
-        infos = {info.pk: info for info in datasets}
-        counting = {
-            ev.entry
-            for ev in evals
-            if infos[ev.dataset_pk].exclusion_reason(ev.version_pk, ev.version, ev.protocol) is None
-        }
+    reasons = {
+        ev.pk: datasets[index[ev.dataset_pk]].exclusion_reason(ev.version_pk, ev.version, ev.protocol) for ev in evals
+    }
+    if suite_language(code) is not None:
+        counting = {ev.entry for ev in evals if reasons[ev.pk] is None}
         evals = [ev for ev in evals if ev.entry in counting]
     entries = sorted({ev.entry for ev in evals})
     data = BoardData(code=code, datasets=datasets, entries=entries)
-    eval_slot = counted_evaluations(data, evals)
+    eval_slot = counted_evaluations(data, evals, reasons)
     rows = (
         IterationScore.objects.filter(evaluation_id__in=eval_slot, metric__in=metrics)
         .order_by("evaluation_id", "metric", "iteration")
@@ -388,8 +382,9 @@ def board_seed(code: str) -> int:
 
 
 def board_name(code: str) -> str:
-    if code.endswith(SUITE_SUFFIX):
-        return f"{language_name(code.removesuffix(SUITE_SUFFIX))} (evaluated here)"
+    language = suite_language(code)
+    if language is not None:
+        return f"{language_name(language)} (evaluated here)"
     return language_name(code)
 
 
@@ -495,7 +490,7 @@ def plan_boards(
     languages: set[str] = set()
     groups: set[str] = set()
     for code in requested:
-        if code in available and code.endswith(SUITE_SUFFIX):
+        if code in available and suite_language(code) is not None:
             languages.add(code)
             continue
         if code in GROUPS:
