@@ -52,7 +52,7 @@ def dutch_records(db):
 
 
 @pytest.mark.django_db
-def test_dutch_boards_reproduced_from_records(dutch_records):
+def test_dutch_boards_reproduced_from_records(dutch_records, client):
     aggregate(["nl"], replicates=0)  # the deployment's method (euroeval-2024) shows on the board
     lb = Leaderboard.objects.get(code="nl")
     assert (lb.method, lb.method_version) == ("euroeval-2024", "1")
@@ -87,6 +87,22 @@ def test_dutch_boards_reproduced_from_records(dutch_records):
     out = StringIO()
     call_command("reproduce_board", str(FIXTURE / ALL_MODELS), board="nl", stdout=out)
     assert "compared 320" in out.getvalue() and "Spearman 0.99" in out.getvalue()
+
+    # The board page says which method ranked it and links the other; ?method= shows it.
+    page = client.get("/leaderboards/nl/").content.decode()
+    assert "<code>euroeval-2024</code> v1" in page and "?method=euroeval-2026" in page
+    page = client.get("/leaderboards/nl/?method=euroeval-2026").content.decode()
+    assert "<code>euroeval-2026</code> v1" in page and "not the board&#x27;s own" in page
+    exported = client.get("/leaderboards/nl/export.json?method=euroeval-2026").json()
+    assert exported["leaderboard"]["method"] == {"name": "euroeval-2026", "version": "1"}
+    assert exported["entries"][0]["rank_score"] == pytest.approx(doc["entries"][0]["rank_score"], abs=1e-4)
+    csv_head, csv_first = (
+        client.get("/leaderboards/nl/export.csv?method=euroeval-2026").content.decode().splitlines()[:2]
+    )
+    assert csv_head.endswith("method,method_version") and csv_first.endswith("euroeval-2026,1")
+    assert LeaderboardRanking.objects.get(leaderboard=lb, method="euroeval-2026").generated_at == stored.generated_at
+    methodology = client.get("/methodology/").content.decode()
+    assert "euroeval-2026" in methodology and "(this deployment&#x27;s default)" in methodology
 
 
 @pytest.mark.django_db
