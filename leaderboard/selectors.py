@@ -350,6 +350,8 @@ def _entry_row(entry: LeaderboardEntry, languages, tasks, datasets) -> dict:
         "position": entry.position,
         "rank": entry.rank,
         "rank_display": str(entry.rank) if entry.rank is not None else DASH,
+        "rank_interval": (entry.extra or {}).get("rank_interval"),
+        "p_above_next": (entry.extra or {}).get("p_above_next"),
         "name": entry_display_name(model.model_id, entry.few_shot, entry.validation_split),
         "model_id": model.model_id,
         "url": model_url(model.model_id),
@@ -587,6 +589,8 @@ def board_export_document(board: Board) -> dict:
                 "max_sequence_length": row["max_sequence_length"],
                 "rank_score": _json_number(row["rank_score"]),
                 "rank_score_ci": [_json_number(row["ci_low"]), _json_number(row["ci_high"])],
+                "rank_interval": row["rank_interval"],
+                "p_above_next": row["p_above_next"],
                 "language_rank_scores": {
                     c.key.split(":", 1)[1]: _json_number(cell["sort"])
                     for c, cell in zip(board.language_columns, row["languages"])

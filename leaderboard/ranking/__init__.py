@@ -22,10 +22,13 @@ from leaderboard.ranking.core import (  # noqa: F401
     entry_display_name,
     mean_of_rank_scores,
     pad_scores,
+    rank_intervals,
+    replicate_ranks,
     summaries_from_ci,
     summary_statistics,
     task_index,
     welch_greater_pvalues,
+    win_probability,
 )
 from leaderboard.ranking.methods.euroeval_2024 import (  # noqa: F401
     percentile_interval,

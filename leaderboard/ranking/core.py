@@ -328,3 +328,51 @@ class BoardRanking:
     def positions(self) -> np.ndarray:
         """Display order: ranked entries by rank score (stable), then unranked."""
         return np.argsort(self.rank_scores, kind="stable")
+
+
+# --- what the replicates say about ranks (any method) ---------------------------------
+
+
+def replicate_ranks(replicates: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """``(B, N)`` rank of each ranked entry (finite point estimate) within each replicate:
+    1 + the number of ranked entries with a lower (better) replicate rank score; 0 for the
+    others."""
+    reps = np.asarray(replicates, dtype=float)
+    ranked = np.flatnonzero(np.isfinite(points))
+    out = np.zeros(reps.shape, dtype=int)
+    if ranked.size == 0 or reps.shape[0] == 0:
+        return out
+    sub = np.where(np.isfinite(reps[:, ranked]), reps[:, ranked], np.inf)
+    ordered = np.sort(sub, axis=1)
+    out[:, ranked] = 1 + np.stack([np.searchsorted(ordered[b], sub[b], side="left") for b in range(sub.shape[0])])
+    return out
+
+
+def rank_intervals(replicates: np.ndarray, points: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """The ``level`` interval of each ranked entry's rank over the replicates (lowest and
+    highest rank after dropping the tails), widened to contain its rank by point estimate;
+    0 for unranked entries and without replicates."""
+    points = np.asarray(points, dtype=float)
+    n = points.shape[0]
+    low, high = np.zeros(n, dtype=int), np.zeros(n, dtype=int)
+    ranked = np.flatnonzero(np.isfinite(points))
+    if ranked.size == 0 or np.asarray(replicates).shape[0] == 0:
+        return low, high
+    ranks = replicate_ranks(replicates, points)[:, ranked]
+    tail = (1 - level) / 2 * 100
+    lo = np.percentile(ranks, tail, axis=0, method="lower")
+    hi = np.percentile(ranks, 100 - tail, axis=0, method="higher")
+    own = 1 + np.searchsorted(np.sort(points[ranked]), points[ranked], side="left")
+    low[ranked] = np.minimum(lo, own)
+    high[ranked] = np.maximum(hi, own)
+    return low, high
+
+
+def win_probability(replicates: np.ndarray, a: int, b: int) -> float:
+    """P(entry ``a`` ranks above entry ``b``): the share of replicates in which ``a`` has
+    the lower rank score (ties count half); NaN without replicates."""
+    reps = np.asarray(replicates, dtype=float)
+    if reps.shape[0] == 0:
+        return float("nan")
+    x, y = reps[:, a], reps[:, b]
+    return float(np.mean((x < y) + 0.5 * (x == y)))

@@ -70,6 +70,20 @@ def board_name(code: str) -> str:
     return language_name(code)
 
 
+def add_rank_uncertainty(result: ranking.BoardRanking, rows: list[dict]) -> None:
+    """Add to each ranked entry's ``extra`` the 95% interval of its rank over the bootstrap
+    replicates (``rank_interval``) and the probability that it ranks above the next entry on
+    the board (``p_above_next``), whatever the method."""
+    if result.replicates.shape[0] == 0:
+        return
+    low, high = ranking.rank_intervals(result.replicates, result.rank_scores)
+    order = [e for e in result.positions() if np.isfinite(result.rank_scores[e])]
+    for k, e in enumerate(order):
+        rows[e]["extra"]["rank_interval"] = [int(low[e]), int(high[e])]
+        if k + 1 < len(order):
+            rows[e]["extra"]["p_above_next"] = round(ranking.win_probability(result.replicates, e, order[k + 1]), 4)
+
+
 def compute_language_board(data: BoardData, *, method: RankingMethod, replicates: int) -> ComputedBoard:
     """Rank on the board's ranked datasets with ``method``; orthogonal ones
     (``TaskSpec.ranked`` False) are shown with their scores but neither rank nor leave an
@@ -109,6 +123,7 @@ def compute_language_board(data: BoardData, *, method: RankingMethod, replicates
                 "extra": dict(result.extra[e]) if result.extra else {},
             }
         )
+    add_rank_uncertainty(result, rows)
     return ComputedBoard(
         code=data.code,
         name=board_name(data.code),
@@ -159,6 +174,7 @@ def compute_group_board(code: str, name: str, languages: list[ComputedBoard], me
         }
         for e in range(n)
     ]
+    add_rank_uncertainty(result, rows)
     datasets = [dict(d, board=b.code) for b in languages for d in b.datasets]
     digest = hashlib.sha256("|".join(b.digest for b in languages).encode()).hexdigest()[:16]
     return ComputedBoard(

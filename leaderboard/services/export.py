@@ -72,7 +72,11 @@ def leaderboard_document(code: str, method: str | None = None) -> dict:
         }
         if lb.kind == "group":
             entry["language_rank_scores"] = (row.extra or {}).get("language_rank_scores", {})
-        others = {k: v for k, v in (row.extra or {}).items() if k != "language_rank_scores"}
+        extra = row.extra or {}
+        entry["rank_interval"] = extra.get("rank_interval")
+        entry["p_above_next"] = extra.get("p_above_next")
+        shown = ("language_rank_scores", "rank_interval", "p_above_next")
+        others = {k: v for k, v in extra.items() if k not in shown}
         if others:
             entry["method_extra"] = others
         entries.append(entry)

@@ -19,7 +19,16 @@ from django.core.management import call_command
 
 from leaderboard.method_boards import MethodAgreement, agreement, parse_method_board
 from leaderboard.models import Leaderboard, LeaderboardRanking
-from leaderboard.ranking import BoardRanking, RankingMethod, get_method, register, unregister
+from leaderboard.ranking import (
+    BoardRanking,
+    RankingMethod,
+    get_method,
+    rank_intervals,
+    register,
+    replicate_ranks,
+    unregister,
+    win_probability,
+)
 from leaderboard.ranking.methods.euroeval_2026 import dropped_validation_entries, rank_category, tie_ranks
 from leaderboard.services.aggregation import aggregate
 from leaderboard.services.export import leaderboard_csv, leaderboard_document
@@ -82,6 +91,7 @@ def test_dutch_boards_reproduced_from_records(dutch_records, client):
     theirs = expected(GENERATIVE)
     assert top["rank"] == 1 and top["name"] in [m for m, r in zip(theirs.models, theirs.ranks) if r == 1]
     assert "all_models" in top["method_extra"]
+    assert top["rank_interval"][0] == 1 and 0.0 <= top["p_above_next"] <= 1.0
     assert leaderboard_csv("nl", "euroeval-2026").splitlines()[1].endswith(",euroeval-2026,1")
 
     out = StringIO()
@@ -92,7 +102,7 @@ def test_dutch_boards_reproduced_from_records(dutch_records, client):
     page = client.get("/leaderboards/nl/").content.decode()
     assert "<code>euroeval-2024</code> v1" in page and "?method=euroeval-2026" in page
     page = client.get("/leaderboards/nl/?method=euroeval-2026").content.decode()
-    assert "<code>euroeval-2026</code> v1" in page and "not the board&#x27;s own" in page
+    assert "<code>euroeval-2026</code> v1" in page and "not the board's own" in page
     exported = client.get("/leaderboards/nl/export.json?method=euroeval-2026").json()
     assert exported["leaderboard"]["method"] == {"name": "euroeval-2026", "version": "1"}
     assert exported["entries"][0]["rank_score"] == pytest.approx(doc["entries"][0]["rank_score"], abs=1e-4)
@@ -102,7 +112,7 @@ def test_dutch_boards_reproduced_from_records(dutch_records, client):
     assert csv_head.endswith("method,method_version") and csv_first.endswith("euroeval-2026,1")
     assert LeaderboardRanking.objects.get(leaderboard=lb, method="euroeval-2026").generated_at == stored.generated_at
     methodology = client.get("/methodology/").content.decode()
-    assert "euroeval-2026" in methodology and "(this deployment&#x27;s default)" in methodology
+    assert "euroeval-2026" in methodology and "(this deployment's default)" in methodology
 
 
 @pytest.mark.django_db
@@ -209,3 +219,32 @@ def test_a_toy_method_registers_and_aggregates(dutch_records):
         assert doc["entries"][0]["rank"] == 1 and doc["entries"][0]["rank_score"] == 1.0
     finally:
         unregister("toy-mean")
+
+
+# --- rank intervals and pairwise odds (any method) --------------------------------------------
+
+
+def test_rank_interval_of_a_clear_winner_is_one_to_one():
+    rng = np.random.default_rng(3)
+    # Entry 0 is far ahead on every dataset; entries 1 and 2 are indistinguishable.
+    means = np.array([0.95, 0.50, 0.50, 0.20])
+    scores = np.clip(means[None, :, None] + rng.normal(0, 0.02, (6, 4, 10)), 0, 1)
+    tasks = ["a", "a", "b", "b", "c", "c"]
+    for name in ("euroeval-2024", "euroeval-2026"):
+        method = get_method(name)
+        board = method.rank_language_board(scores, tasks, [(k, True, False) for k in range(4)], replicates=200, seed=1)
+        low, high = rank_intervals(board.replicates, board.rank_scores)
+        assert (low[0], high[0]) == (1, 1), name
+        assert (low[3], high[3]) == (4, 4), name
+        assert low[1] == 2 and high[1] == 3 and low[2] == 2 and high[2] == 3, name
+        assert win_probability(board.replicates, 0, 1) == 1.0
+        assert 0.2 < win_probability(board.replicates, 1, 2) < 0.8
+
+
+def test_replicate_ranks_by_hand():
+    reps = np.array([[1.0, 2.0, 3.0, np.inf], [2.5, 2.0, 1.0, np.inf]])
+    points = np.array([1.0, 2.0, 3.0, np.inf])
+    assert replicate_ranks(reps, points).tolist() == [[1, 2, 3, 0], [3, 2, 1, 0]]
+    low, high = rank_intervals(reps, points)
+    assert low.tolist() == [1, 2, 1, 0] and high.tolist() == [3, 2, 3, 0]
+    assert win_probability(reps, 0, 1) == 0.5
