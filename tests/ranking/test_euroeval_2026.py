@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
-from leaderboard.method_boards import MethodAgreement, agreement, parse_method_board
+from leaderboard.method_boards import MethodAgreement, MethodBoardFormatError, agreement, parse_method_board
 from leaderboard.models import Leaderboard, LeaderboardRanking
 from leaderboard.ranking import (
     BoardRanking,
@@ -248,3 +248,24 @@ def test_replicate_ranks_by_hand():
     low, high = rank_intervals(reps, points)
     assert low.tolist() == [1, 2, 1, 0] and high.tolist() == [3, 2, 3, 0]
     assert win_probability(reps, 0, 1) == 0.5
+
+
+def test_new_method_board_csv_is_read_strictly():
+    good = "Rank,Model,Rank score,rank_score,ci_lower,ci_upper\n1,a,1.00 ± 0.01,1.0,0.99,1.01\n-,b,-,,,\n"
+    board = parse_method_board(good)
+    assert board.models == ["a", "b"] and board.ranks == [1, None] and np.isnan(board.scores[1])
+    for bad in (
+        "Rank,Model\n1,a\n",
+        good.replace("1,a,1.00", "x,a,1.00"),
+        good.replace(",1.0,0.99", ",,0.99"),
+        good + "2,c,1.2\n",
+    ):
+        with pytest.raises(MethodBoardFormatError):
+            parse_method_board(bad)
+
+
+def test_reproduce_board_needs_a_board_for_a_new_method_csv(db):
+    with pytest.raises(CommandError, match="--board"):
+        call_command("reproduce_board", str(FIXTURE / GENERATIVE), stdout=StringIO())
+    with pytest.raises(CommandError, match="no board 'nl'"):
+        call_command("reproduce_board", str(FIXTURE / GENERATIVE), board="nl", stdout=StringIO())
