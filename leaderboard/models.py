@@ -392,6 +392,11 @@ class LeaderboardRanking(models.Model):
     inputs_digest = models.CharField(max_length=32, blank=True)
     generated_at = models.DateTimeField()
     entries = models.JSONField(default=dict, blank=True)
+    replicates = models.BinaryField(
+        blank=True,
+        default=b"",
+        help_text="The (B, N) bootstrap rank scores (float32 .npy), columns per entries' 'column'.",
+    )
 
     class Meta:
         ordering = ["leaderboard", "method"]

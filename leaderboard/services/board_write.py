@@ -6,6 +6,8 @@ value differs.
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 
 from leaderboard.models import Leaderboard, LeaderboardEntry, LeaderboardRanking
@@ -98,6 +100,7 @@ def ranking_entries(board: ComputedBoard) -> dict[str, dict]:
         low, high = (_finite(res.ci_low[e]), _finite(res.ci_high[e])) if ranked else (None, None)
         row = board.rows[e]
         out[entry_token(board.entries[e])] = {
+            "column": int(e),
             "position": position,
             "rank": int(res.ranks[e]) if ranked else None,
             "rank_score": _finite(res.rank_scores[e]),
@@ -107,6 +110,13 @@ def ranking_entries(board: ComputedBoard) -> dict[str, dict]:
             "extra": row["extra"],
         }
     return out
+
+
+def replicates_bytes(replicates: np.ndarray) -> bytes:
+    """``(B, N)`` replicates as float32 ``.npy`` bytes (``inf`` kept for unranked columns)."""
+    buf = io.BytesIO()
+    np.save(buf, np.asarray(replicates, dtype=np.float32), allow_pickle=False)
+    return buf.getvalue()
 
 
 def write_ranking(board: ComputedBoard, lb: Leaderboard, now) -> LeaderboardRanking:
@@ -119,6 +129,7 @@ def write_ranking(board: ComputedBoard, lb: Leaderboard, now) -> LeaderboardRank
             "inputs_digest": board.digest,
             "generated_at": now,
             "entries": ranking_entries(board),
+            "replicates": replicates_bytes(board.result.replicates),
         },
     )
     return ranking

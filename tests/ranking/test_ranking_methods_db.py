@@ -80,3 +80,26 @@ def test_admin_action_reaggregates_with_another_method(boards, admin_client, adm
     result = aggregate_boards.apply(args=args).get()
     assert AggregationRun.objects.get(pk=result["run"]).method == "euroeval-2026 v1"
     assert LeaderboardRanking.objects.filter(leaderboard_id="sv", method="euroeval-2026").exists()
+
+
+def test_compare_two_entries_under_either_method(boards):  # noqa: F811
+    aggregate(replicates=100)
+    for method in ("euroeval-2024", "euroeval-2026"):
+        out = StringIO()
+        call_command("compare_entries", "da", "org/big", "org/mid", "--method", method, stdout=out)
+        result = json.loads(out.getvalue())
+        assert result["method"]["name"] == method and result["replicates"] == 100
+        assert result["p_a_ranks_above_b"] > 0.9  # big is clearly ahead of mid on both datasets
+        assert result["a"]["rank_interval"][0] == 1
+        assert set(result["datasets"]) == {"angry-tweets", "dane"}
+        assert result["datasets"]["angry-tweets"]["primary_mean_difference"] > 10  # ×100
+    with pytest.raises(CommandError, match="no entry 'org/none'"):
+        call_command("compare_entries", "da", "org/big", "org/none", stdout=StringIO())
+    back = json.loads(_compare("da", "org/mid", "org/big"))
+    assert back["p_a_ranks_above_b"] < 0.1
+
+
+def _compare(*args) -> str:
+    out = StringIO()
+    call_command("compare_entries", *args, stdout=out)
+    return out.getvalue()
