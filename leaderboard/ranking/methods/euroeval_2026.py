@@ -58,13 +58,6 @@ def pooled_scales(scores: np.ndarray, population: np.ndarray) -> tuple[np.ndarra
     return best, np.where(sd > 0, sd, np.inf)
 
 
-def _resampled_means(x: np.ndarray, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Each entry's mean over a with-replacement draw of its own iteration scores."""
-    n, width = x.shape
-    idx = rng.integers(0, counts[:, None], size=(n, width))
-    return np.take_along_axis(x, idx, axis=1).mean(axis=1)
-
-
 def bootstrap_scores(
     scores: np.ndarray, dataset_tasks: Sequence[str], population: np.ndarray, replicates: int, seed: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -83,10 +76,11 @@ def bootstrap_scores(
         total = np.zeros(x.shape[1])
         for m in members:
             drawn = m[rng.integers(0, m.size, size=m.size)]
-            task = np.zeros(x.shape[1])
-            for d in drawn:
-                task += 1 + (best[d] - _resampled_means(x[d], counts[d], rng)) / sd[d]
-            total += task / m.size
+            # One call draws every drawn dataset's iteration indices: the same stream as one
+            # call per dataset, in one vector operation.
+            idx = rng.integers(0, counts[drawn][:, :, None], size=(drawn.size, *x.shape[1:]))
+            means = np.take_along_axis(x[drawn], idx, axis=2).mean(axis=2)  # (k, P)
+            total += (1 + (best[drawn][:, None] - means) / sd[drawn][:, None]).sum(axis=0) / m.size
         reps[b] = total / len(members)
     return point, task_point, reps
 
