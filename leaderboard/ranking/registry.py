@@ -54,7 +54,14 @@ class RankingMethod:
     ) -> BoardRanking:
         raise NotImplementedError
 
-    def rank_group_board(self, language_scores: np.ndarray, language_replicates: list[np.ndarray]) -> BoardRanking:
+    def rank_group_board(
+        self,
+        language_scores: np.ndarray,
+        language_replicates: list[np.ndarray],
+        language_contrasts: list | None = None,
+    ) -> BoardRanking:
+        """``language_contrasts``: each language board's ``BoardRanking.contrast`` laid out on
+        the group's entries, where every language board has one (else None)."""
         raise NotImplementedError
 
     def as_json(self) -> dict:

@@ -141,7 +141,7 @@ def compute_language_board(data: BoardData, *, method: RankingMethod, replicates
 def compute_group_board(code: str, name: str, languages: list[ComputedBoard], method: RankingMethod) -> ComputedBoard:
     entries = sorted({key for board in languages for key in board.entries})
     idx = {key: e for e, key in enumerate(entries)}
-    n, reps = len(entries), []
+    n, reps, contrasts = len(entries), [], []
     scores = np.full((n, len(languages)), np.inf)
     for k, board in enumerate(languages):
         cols = np.array([idx[key] for key in board.entries], dtype=int)
@@ -149,7 +149,9 @@ def compute_group_board(code: str, name: str, languages: list[ComputedBoard], me
         r = np.full((board.result.replicates.shape[0], n), np.inf)
         r[:, cols] = board.result.replicates
         reps.append(r)
-    result = method.rank_group_board(scores, reps)
+        if board.result.contrast is not None:
+            contrasts.append(board.result.contrast.reindexed(cols, n))
+    result = method.rank_group_board(scores, reps, contrasts if len(contrasts) == len(languages) else None)
     missing_by_entry: dict[int, list[str]] = defaultdict(list)
     excluded_by_entry: dict[int, list[dict]] = defaultdict(list)
     commits_by_entry: dict[int, str] = {}

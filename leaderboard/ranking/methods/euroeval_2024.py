@@ -2,9 +2,11 @@
 
 Point estimate: per dataset the anchor walk (:func:`leaderboard.ranking.core.anchor_walk`),
 then dataset → task → language (→ group) means. Interval: a bootstrap over iterations and
-datasets (:func:`rank_language_board`); rank: dense significance groups from overlapping
-intervals (:func:`significance_groups`). EuroEval published boards with this method until
-2026-05-29; ``tests/ranking/test_published_boards.py`` reproduces them.
+datasets (:func:`rank_language_board`); rank: 1 + the number of entries significantly
+better by a paired, seed-free contrast test (:mod:`leaderboard.ranking.contrast`; version 1
+used dense groups of overlapping intervals, :func:`significance_groups`, whose numbers moved
+with the bootstrap seed). EuroEval published boards with this method until 2026-05-29;
+``tests/ranking/test_published_boards.py`` reproduces their rank scores.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from leaderboard.ranking.contrast import Contrast, board_contrast, combine_contrasts, dataset_weights, upper_bound_ranks
 from leaderboard.ranking.core import (
     ALPHA,
     DEFAULT_REPLICATES,
@@ -201,17 +204,23 @@ def rank_language_board(
         if replicates > 0 and n > 0
         else np.zeros((0, n))
     )
-    return _with_interval(lang, reps, tasks=tasks, task_rank_scores=task_scores, dataset_rank_scores=ds.T)
+    contrast = board_contrast(mean, var, cnt, dataset_weights(dataset_tasks))
+    return _with_interval(lang, reps, contrast, tasks=tasks, task_rank_scores=task_scores, dataset_rank_scores=ds.T)
 
 
-def rank_group_board(language_scores: np.ndarray, language_replicates: Sequence[np.ndarray]) -> BoardRanking:
+def rank_group_board(
+    language_scores: np.ndarray,
+    language_replicates: Sequence[np.ndarray],
+    language_contrasts: Sequence[Contrast] | None = None,
+) -> BoardRanking:
     """A group board from its language boards, entries aligned across them.
 
     ``language_scores`` is ``(N, L)`` (``inf`` where the entry is unranked or absent on a
     language board); ``language_replicates`` holds each language's ``(B, N)`` replicates
     (columns of absent entries may be anything). The group rank score is the mean of the
     language rank scores; its replicates are the mean of the languages' replicates, which
-    were drawn independently per language.
+    were drawn independently per language. ``language_contrasts`` (each laid out on the
+    group's N entries) give the ranks; without them, overlapping intervals do (version 1).
     """
     language_scores = np.asarray(language_scores, dtype=float)
     n = language_scores.shape[0]
@@ -220,39 +229,45 @@ def rank_group_board(language_scores: np.ndarray, language_replicates: Sequence[
         reps = np.mean(np.stack([np.where(np.isfinite(r), r, np.inf) for r in language_replicates]), axis=0)
     else:
         reps = np.zeros((0, n))
-    return _with_interval(points, reps, part_rank_scores=language_scores)
+    contrast = combine_contrasts(language_contrasts) if language_contrasts else None
+    return _with_interval(points, reps, contrast, part_rank_scores=language_scores)
 
 
-def _with_interval(points: np.ndarray, reps: np.ndarray, **parts) -> BoardRanking:
-    """A board's ranking from its point rank scores and bootstrap replicates: the 95%
-    interval of each entry and the significance groups that follow from it."""
+def _with_interval(points: np.ndarray, reps: np.ndarray, contrast: Contrast | None, **parts) -> BoardRanking:
+    """A board's ranking from its point rank scores, bootstrap replicates and pairwise
+    contrasts: the 95% interval of each entry (from the replicates) and its rank, 1 + the
+    number of entries significantly better (:mod:`leaderboard.ranking.contrast`; without a
+    contrast, the significance groups of overlapping intervals)."""
     low, high = percentile_interval(reps, points)
+    ranks = upper_bound_ranks(points, contrast) if contrast is not None else significance_groups(points, low, high)
     return BoardRanking(
         rank_scores=points,
         ci_low=low,
         ci_high=high,
-        ranks=significance_groups(points, low, high),
+        ranks=ranks,
         replicates=reps,
+        contrast=contrast,
         **parts,
     )
 
 
 class EuroEval2024(RankingMethod):
     name = "euroeval-2024"
-    version = "1"
+    version = "2"
     label = "EuroEval 2024: Welch-test mean rank score"
     description = (
         "Per dataset, entries sorted by mean; walking down, an entry significantly worse than the "
         "anchor (one-tailed Welch test, p < 0.05) moves the rank score by the difference in "
         "standard deviations of the means. Dataset → task → language means; a bootstrap over "
-        "iterations and datasets gives the 95% interval, overlapping intervals share a rank."
+        "iterations and datasets gives the 95% interval. Rank: 1 + the number of entries significantly "
+        "better (a one-tailed paired contrast test over the board's datasets, seed-free)."
     )
 
     def rank_language_board(self, scores, dataset_tasks, entries, *, replicates, seed):
         return rank_language_board(scores, dataset_tasks, replicates=replicates, seed=seed)
 
-    def rank_group_board(self, language_scores, language_replicates):
-        return rank_group_board(language_scores, language_replicates)
+    def rank_group_board(self, language_scores, language_replicates, language_contrasts=None):
+        return rank_group_board(language_scores, language_replicates, language_contrasts)
 
 
 METHOD = register(EuroEval2024())

@@ -180,7 +180,7 @@ class EuroEval2026(RankingMethod):
         ]
         return board
 
-    def rank_group_board(self, language_scores, language_replicates):
+    def rank_group_board(self, language_scores, language_replicates, language_contrasts=None):
         language_scores = np.asarray(language_scores, dtype=float)
         n = language_scores.shape[0]
         eligible = np.isfinite(language_scores).all(axis=1) if language_scores.shape[1] else np.zeros(n, bool)

@@ -1,0 +1,116 @@
+"""Which entries are significantly better than which: a paired, seed-free test, and the
+rank it gives (1 + the number of entries significantly better, Arena's "Rank (UB)").
+
+The bootstrap replicates give each entry's interval, but a decision counted from their
+tails moves with the seed: an entry has about a hundred pairs, and whichever sits near
+the threshold flips from one seed to the next (BENCHMARKS.md, "Ranking"). So the decision
+comes from the iteration scores directly.
+
+For two entries A and B on a board, the *contrast* is the difference of their dataset
+means in units of each dataset's σ (the population standard deviation of the entries'
+means, METHODOLOGY §4 step 2: the rank score's own unit), weighted as the rank score
+weights datasets (dataset → task → language means, so a dataset weighs
+``1 / (tasks · datasets of its task)``)::
+
+    D(A, B) = Σ_d w_d (m_Ad − m_Bd) / σ_d
+    V(A, B) = Σ_d w_d² (s²_Ad / n_Ad + s²_Bd / n_Bd) / σ_d²
+
+``D`` is paired: both entries are compared on the same datasets (whose iterations are
+the same resamples of the test set). ``z = D / √V`` is Welch's statistic for that linear
+contrast of independent means; A is *significantly better* than B when ``z > Z_CRIT``
+(one-tailed, α = 0.05, as the walk's Welch tests). A group board weighs its languages
+equally: ``D = Σ_L D_L / L``, ``V = Σ_L V_L / L²``. Nothing is drawn at random, so the
+rank is the same for every seed; one borderline pair moves one entry's rank by one.
+Pure numpy; no Django.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from leaderboard.ranking.core import task_index
+
+Z_CRIT = 1.6448536269514722  # scipy.stats.norm.isf(0.05)
+
+
+@dataclass(frozen=True)
+class Contrast:
+    """Pairwise contrasts of a board's N entries: ``diff[a, b]`` = D(a, b) (positive when
+    a is better), ``var[a, b]`` = V(a, b); NaN where a variance is unknown."""
+
+    diff: np.ndarray  # (N, N)
+    var: np.ndarray  # (N, N)
+
+    def z(self) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = self.diff / np.sqrt(self.var)
+        # equal scores (0/0) are not significant; a difference with no spread at all is
+        return np.where(np.isnan(z) & (self.var == 0) & (self.diff == 0), 0.0, z)
+
+    def reindexed(self, positions: np.ndarray, size: int) -> Contrast:
+        """The contrast laid out on ``size`` entries, entry ``k`` at ``positions[k]``
+        (NaN for entries not on this board)."""
+        diff = np.full((size, size), np.nan)
+        var = np.full((size, size), np.nan)
+        diff[np.ix_(positions, positions)] = self.diff
+        var[np.ix_(positions, positions)] = self.var
+        return Contrast(diff, var)
+
+
+def dataset_weights(dataset_tasks: Sequence[str]) -> np.ndarray:
+    """Each dataset's weight in the language rank score: ``1 / (T · n_task)``."""
+    tasks, tix = task_index(dataset_tasks)
+    if not tasks:
+        return np.zeros(0)
+    per_task = np.bincount(tix, minlength=len(tasks)).astype(float)
+    return 1.0 / (len(tasks) * per_task[tix])
+
+
+def board_contrast(means: np.ndarray, variances: np.ndarray, counts: np.ndarray, weights: np.ndarray) -> Contrast:
+    """The contrast of every pair from ``(D, N)`` means, variances (ddof 1) and counts."""
+    means = np.asarray(means, dtype=float)
+    d_count, n = means.shape if means.ndim == 2 else (0, 0)
+    diff = np.zeros((n, n))
+    var = np.zeros((n, n))
+    for d in range(d_count):
+        m = means[d]
+        present = np.isfinite(m)
+        if present.sum() < 2:
+            continue
+        sigma = float(np.std(m[present]))
+        if not sigma > 0:  # every entry has the same mean: the dataset separates nobody
+            continue
+        with np.errstate(divide="ignore", invalid="ignore"):
+            scaled = np.where(present, m / sigma, np.nan)
+            se2 = np.where(present, variances[d] / counts[d] / sigma**2, np.nan)
+        w = float(weights[d])
+        diff += w * (scaled[:, None] - scaled[None, :])
+        var += w * w * (se2[:, None] + se2[None, :])
+    return Contrast(diff, var)
+
+
+def combine_contrasts(parts: Sequence[Contrast]) -> Contrast:
+    """A group board's contrast: the mean of its languages' (entries already aligned)."""
+    k = len(parts)
+    return Contrast(
+        sum(p.diff for p in parts) / k,
+        sum(p.var for p in parts) / (k * k),
+    )
+
+
+def upper_bound_ranks(points: np.ndarray, contrast: Contrast, z_crit: float = Z_CRIT) -> np.ndarray:
+    """1 + the number of ranked entries significantly better (``z > z_crit``), for each
+    ranked entry (finite point rank score); 0 for unranked ones."""
+    points = np.asarray(points, dtype=float)
+    ranks = np.zeros(points.shape, dtype=int)
+    ranked = np.flatnonzero(np.isfinite(points))
+    if ranked.size == 0:
+        return ranks
+    z = contrast.z()[np.ix_(ranked, ranked)]
+    with np.errstate(invalid="ignore"):
+        better = z > z_crit  # better[j, i]: j significantly better than i
+    ranks[ranked] = 1 + better.sum(axis=0)
+    return ranks
