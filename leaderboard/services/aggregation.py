@@ -46,6 +46,7 @@ from django.utils import timezone
 
 from evaluation.tasks import TaskSpec, UnknownTask, get_task
 from leaderboard import ranking
+from leaderboard.services import board_lock
 from leaderboard.identity import (
     METHODOLOGY_PROTOCOL,
     InvalidProtocol,
@@ -602,6 +603,13 @@ def write_board(board: ComputedBoard, now) -> tuple[int, int]:
     return len(wanted), changed
 
 
+def _touched_codes(requested: list[str] | None) -> set[str]:
+    """The boards an aggregation of ``requested`` writes (None: all, and the stored ones it may remove)."""
+    languages, groups = plan_boards(requested, {**board_datasets(), **suite_datasets()})
+    stored = set(Leaderboard.objects.values_list("code", flat=True)) if requested is None else set()
+    return set(languages) | set(groups) | stored
+
+
 def aggregate(
     boards: Iterable[str] | None = None,
     *,
@@ -621,18 +629,26 @@ def aggregate(
     )
     started = time.perf_counter()
     try:
-        computed = compute_boards(requested, replicates=replicates)
-        total = changed = 0
-        now = timezone.now()
-        with transaction.atomic():
-            for board in computed:
-                n, c = write_board(board, now)
-                total += n
-                changed += c
-            if requested is None:
-                stale = Leaderboard.objects.exclude(code__in=[b.code for b in computed])
-                changed += LeaderboardEntry.objects.filter(leaderboard__in=stale).count()
-                stale.delete()
+        codes = _touched_codes(requested)
+        while True:  # read, compute and write under the boards' locks (board_lock.py)
+            with board_lock.hold(codes):
+                computed = compute_boards(requested, replicates=replicates)
+                touched = {b.code for b in computed} | (_touched_codes(None) if requested is None else set())
+                if not touched <= codes:  # the data changed since planning: lock those boards too
+                    codes |= touched
+                    continue
+                total = changed = 0
+                now = timezone.now()
+                with transaction.atomic():
+                    for board in computed:
+                        n, c = write_board(board, now)
+                        total += n
+                        changed += c
+                    if requested is None:
+                        stale = Leaderboard.objects.exclude(code__in=[b.code for b in computed])
+                        changed += LeaderboardEntry.objects.filter(leaderboard__in=stale).count()
+                        stale.delete()
+            break
         run.boards = [b.code for b in computed]
         run.entries_total = total
         run.entries_changed = changed
