@@ -46,7 +46,6 @@ from django.utils import timezone
 
 from evaluation.tasks import TaskSpec, UnknownTask, get_task
 from leaderboard import ranking
-from leaderboard.services import board_lock
 from leaderboard.identity import (
     METHODOLOGY_PROTOCOL,
     InvalidProtocol,
@@ -66,6 +65,7 @@ from leaderboard.models import (
     Leaderboard,
     LeaderboardEntry,
 )
+from leaderboard.services import board_lock
 from leaderboard.suite import suite_protocol
 
 log = logging.getLogger(__name__)

@@ -78,7 +78,7 @@ def test_twenty_pairs_of_concurrent_aggregations_all_succeed(board_data):
         other = None if k % 4 == 3 else ["da"]  # mostly the same request twice, sometimes "everything"
         errors = run_concurrently(
             lambda: aggregation.aggregate(["da"], replicates=REPS),
-            lambda: aggregation.aggregate(other, replicates=REPS),
+            lambda other=other: aggregation.aggregate(other, replicates=REPS),
         )
         assert errors == []
         assert snapshot() == single
