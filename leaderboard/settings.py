@@ -68,6 +68,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "leaderboard.middleware.RequestBodyLimitMiddleware",  # before anything reads a body
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.gzip.GZipMiddleware",  # boards are large HTML; CSRF tokens are masked per request
@@ -140,7 +141,6 @@ SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0) or 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_SECONDS > 0
 if env_bool("BEHIND_TLS_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
 
 # --- cache: Redis when configured (shared by web processes), else local memory ----
 REDIS_URL = os.environ.get("REDIS_URL", "")
@@ -197,6 +197,20 @@ EVALUATION_BACKEND = os.environ.get("GLOSSA_BACKEND", "transformers")
 EVALUATION_MAX_TRAIN_STEPS = env_int("GLOSSA_MAX_TRAIN_STEPS", None)
 SUBMISSIONS_PER_DAY = env_int("GLOSSA_SUBMISSIONS_PER_DAY", 5)
 RANK_BOOTSTRAP_REPLICATES = env_int("GLOSSA_RANK_BOOTSTRAP_REPLICATES", 200)
+
+# --- abuse limits (issue 13.4): cheap requests must stay cheap ----------------------
+# Submit attempts that reach the Hub, per client and hour (services/ratelimit.py).
+LOOKUPS_PER_HOUR = env_int("GLOSSA_LOOKUPS_PER_HOUR", 20)
+# Reverse proxies whose X-Forwarded-For is believed (addresses or CIDRs; client_address.py).
+TRUSTED_PROXIES = env_list("GLOSSA_TRUSTED_PROXIES", [])
+# Request bodies: over the limit refused before they are read (leaderboard/middleware.py); no uploads.
+MAX_REQUEST_BYTES = env_int("GLOSSA_MAX_REQUEST_BYTES", 64 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024  # the admin's bound (bulk actions); the rest MAX_REQUEST_BYTES
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024  # above every body limit: nothing is spooled to disk
+DATA_UPLOAD_MAX_NUMBER_FILES = 0
+# Models: refused at submission (Hub metadata) and again before download (evaluation/model_files.py).
+MAX_PARAMETERS = env_int("GLOSSA_MAX_PARAMETERS", None)
+MAX_DOWNLOAD_BYTES = env_int("GLOSSA_MAX_DOWNLOAD_BYTES", None)
 
 LOGGING = {
     "version": 1,

@@ -1,9 +1,10 @@
 """Submissions: resolve a model, queue it once, cancel and re-queue.
 
-The order matters. A model that does not resolve is refused before anything is stored;
-a submission equal to one already pending, running or finished is not queued again (the
-database's partial unique constraint decides under concurrency); only a genuinely new
-submission takes a rate-limit slot; the Celery message is sent after the row commits.
+The order matters. The rate limit is the caller's first step (``views/submissions.py``,
+``services/ratelimit.py``: before any Hub call or write). A model that does not resolve is
+refused before anything is stored; a submission equal to one already pending, running or
+finished is not queued again (the database's partial unique constraint decides under
+concurrency); the Celery message is sent after the row commits.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from leaderboard.models import (
     Submission,
     SubmissionStatus,
 )
-from leaderboard.services import ratelimit
 
 logger = logging.getLogger(__name__)
 
@@ -214,7 +214,7 @@ def submit(
 
     The submission stores the revision as asked and the commit it resolved to; "equal" is the
     same model, commit and variant. Raises SubmissionRefused (model not found, revision refused,
-    remote code, no datasets, rate limit) before anything is stored.
+    remote code, no datasets) before anything is stored. Rate limits are the caller's.
     """
     info = resolve(model_id, revision)
     pinned = info.commit_sha
@@ -230,11 +230,6 @@ def submit(
             "There is no leaderboard dataset to evaluate for the chosen languages in this deployment.",
             code="no_datasets",
         )
-
-    exempt = bool(user is not None and getattr(user, "is_staff", False))
-    reservation = None if exempt else ratelimit.reserve(client_address)
-    if reservation is not None and not reservation.allowed:
-        raise SubmissionRefused(reservation.message, code="rate_limited")
 
     task_id = str(uuid.uuid4())
     try:
@@ -255,8 +250,6 @@ def submit(
             transaction.on_commit(lambda: enqueue(submission.pk, task_id))
     except IntegrityError:
         # Someone submitted the same model + commit + variant a moment ago: show theirs.
-        if reservation is not None:
-            ratelimit.release(client_address, reservation)
         existing = find_active(model, pinned, few_shot)
         if existing is None:  # it failed or was cancelled in between: let the person retry
             raise SubmissionRefused(
