@@ -147,6 +147,7 @@ def resolve(model_id: str, revision: str):
         raise SubmissionRefused(f"Model lookup failed in {_lookup_source()}: {exc}", code="lookup_failed") from None
     if not info.commit_sha:  # the engine always pins; never queue an unpinned revision
         raise SubmissionRefused(f"{model_id} at {revision!r} did not resolve to a commit.", code="revision")
+    _check_size(info)
     if info.requires_remote_code and not _remote_code_granted(info.model_id, info.commit_sha):
         raise SubmissionRefused(
             f"{model_id} at commit {info.commit_sha} needs to run its own Python code (trust_remote_code). Glossa "
@@ -155,6 +156,18 @@ def resolve(model_id: str, revision: str):
             code="remote_code",
         )
     return info
+
+
+def _check_size(info) -> None:
+    """This deployment's limits (``GLOSSA_MAX_PARAMETERS``, ``GLOSSA_MAX_DOWNLOAD_BYTES``) on the Hub's numbers."""
+    from evaluation.errors import ModelTooLarge
+    from evaluation.model_files import Limits
+
+    limits = Limits(settings.MAX_PARAMETERS or None, settings.MAX_DOWNLOAD_BYTES or None)
+    try:
+        limits.check(info.model_id, num_parameters=info.num_parameters, download_bytes=info.download_bytes)
+    except ModelTooLarge as exc:
+        raise SubmissionRefused(f"Model refused: {exc}.", code="too_large") from None
 
 
 def _remote_code_granted(model_id: str, commit_sha: str) -> bool:

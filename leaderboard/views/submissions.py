@@ -23,6 +23,7 @@ ERROR_FIELDS = {
     "not_found": "model_id",
     "remote_code": "model_id",
     "lookup_failed": "model_id",
+    "too_large": "model_id",
     "revision": "revision",
 }
 
