@@ -29,6 +29,7 @@ from django.http import HttpResponse
 def _refuse(status: int, text: str) -> HttpResponse:
     response = HttpResponse(text + "\n", status=status, content_type="text/plain; charset=utf-8")
     response["Cache-Control"] = "no-store"
+    response["Content-Length"] = str(len(response.content))  # no chunked framing: the middleware runs first
     return response
 
 

@@ -63,7 +63,7 @@ MULTIPART_HEAD = (
 
 def stream_post(port: int, path: str, size: int, headers: dict[str, str]) -> tuple[bytes, int]:
     """POST ``size`` bytes (declared), sending as long as the server takes them; returns
-    (the response's first bytes, body bytes the client managed to send)."""
+    (the response, body bytes the client managed to send)."""
     head = f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {size}\r\n"
     head += "".join(f"{k}: {v}\r\n" for k, v in headers.items()) + "\r\n"
     chunk = b"x" * MB
@@ -74,18 +74,22 @@ def stream_post(port: int, path: str, size: int, headers: dict[str, str]) -> tup
         deadline = time.monotonic() + 60
         while sent < size and time.monotonic() < deadline:
             readable, writable, _ = select.select([sock], [sock], [], 2)
-            if readable and not response:
-                response = sock.recv(65536)
+            if readable:
+                break  # answered: read the answer, then see whether the server takes more
             if writable:
                 try:
                     piece = body_start[sent:] if sent < len(body_start) else chunk[: size - sent]
                     sent += sock.send(piece)
                 except OSError:  # the server closed the connection: it will not read the rest
                     break
-        if not response:
+        with contextlib.suppress(OSError):
             sock.settimeout(10)
-            with contextlib.suppress(OSError):
-                response = sock.recv(65536)
+            while piece := sock.recv(65536):
+                response += piece
+        with contextlib.suppress(OSError):  # how much more would it take? (nothing: it closed)
+            sock.settimeout(5)
+            while sent < size:
+                sent += sock.send(chunk[: size - sent])
     return response, sent
 
 

@@ -32,9 +32,11 @@ class LiveGunicorn:
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = log_path
         self.proc: subprocess.Popen | None = None
+        self._log = None
 
     def start(self, timeout: float = 60) -> LiveGunicorn:
-        log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115 (the child's)
+        self._log = open(self.log_path, "ab") if self.log_path else None  # noqa: SIM115 (closed in stop())
+        log = self._log or subprocess.DEVNULL
         gunicorn = Path(sys.executable).with_name("gunicorn")
         self.proc = subprocess.Popen(
             [
@@ -74,6 +76,9 @@ class LiveGunicorn:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(5)
+        if self._log is not None:
+            self._log.close()
+            self._log = None
 
     def __enter__(self) -> LiveGunicorn:
         return self.start()
