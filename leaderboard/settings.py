@@ -7,6 +7,7 @@ Embedded default (no configuration): SQLite and a file-system Celery broker unde
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import secrets
 from pathlib import Path
@@ -141,6 +142,7 @@ SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0) or 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_SECONDS > 0
 if env_bool("BEHIND_TLS_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
 
 # --- cache: Redis when configured (shared by web processes), else local memory ----
 REDIS_URL = os.environ.get("REDIS_URL", "")
@@ -203,10 +205,15 @@ RANK_BOOTSTRAP_REPLICATES = env_int("GLOSSA_RANK_BOOTSTRAP_REPLICATES", 200)
 LOOKUPS_PER_HOUR = env_int("GLOSSA_LOOKUPS_PER_HOUR", 20)
 # Reverse proxies whose X-Forwarded-For is believed (addresses or CIDRs; client_address.py).
 TRUSTED_PROXIES = env_list("GLOSSA_TRUSTED_PROXIES", [])
+for _proxy in TRUSTED_PROXIES:
+    try:
+        ipaddress.ip_network(_proxy, strict=False)
+    except ValueError as _exc:
+        raise ImproperlyConfigured(f"GLOSSA_TRUSTED_PROXIES: {_proxy!r} is not an address or network") from _exc
 # Request bodies: over the limit refused before they are read (leaderboard/middleware.py); no uploads.
-MAX_REQUEST_BYTES = env_int("GLOSSA_MAX_REQUEST_BYTES", 64 * 1024)
-DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024  # the admin's bound (bulk actions); the rest MAX_REQUEST_BYTES
-FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024  # above every body limit: nothing is spooled to disk
+MAX_REQUEST_BYTES = env_int("GLOSSA_MAX_REQUEST_BYTES", 64 * 1024)  # the admin's: DATA_UPLOAD_MAX_MEMORY_SIZE
+# above every body limit: nothing is spooled to disk
+FILE_UPLOAD_MAX_MEMORY_SIZE = max(2 * 1024 * 1024, MAX_REQUEST_BYTES or 0, DATA_UPLOAD_MAX_MEMORY_SIZE)
 DATA_UPLOAD_MAX_NUMBER_FILES = 0
 # Models: refused at submission (Hub metadata) and again before download (evaluation/model_files.py).
 MAX_PARAMETERS = env_int("GLOSSA_MAX_PARAMETERS", None)
