@@ -90,6 +90,17 @@ def main() -> None:
     )
     print(f"rank_language_board with {args.replicates} bootstrap replicates: wall {w:.3f} s, cpu {c:.3f} s")
     print(f"significance groups: {board.ranks.max()}")
+    entries = [(e, True, False) for e in range(args.entries)]
+    for method in ranking.all_methods():  # every registered method at its own default replicates
+        reps = method.default_replicates or args.replicates
+        (w, c), board = best_of(
+            max(1, args.repeat - 1),
+            lambda m=method, r=reps: m.rank_language_board(primary, tasks, entries, replicates=r, seed=4242),
+        )
+        print(
+            f"method {method.name} v{method.version} with {reps} replicates: wall {w:.3f} s, cpu {c:.3f} s; "
+            f"ranked {np.isfinite(board.rank_scores).sum()}, ranks {board.ranks.max()}"
+        )
 
 
 if __name__ == "__main__":

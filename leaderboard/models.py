@@ -325,6 +325,13 @@ class Leaderboard(models.Model):
     datasets = models.JSONField(default=list, blank=True, help_text="[{name, task, primary_metric, secondary_metric}]")
     num_entries = models.PositiveIntegerField(default=0)
     generated_at = models.DateTimeField(null=True, blank=True)
+    method = models.CharField(
+        max_length=40, default="euroeval-2024", help_text="The ranking method whose numbers the entries show."
+    )
+    method_version = models.CharField(max_length=20, default="1")
+    inputs_digest = models.CharField(
+        max_length=32, blank=True, help_text="Identity of the scores the entries were computed from."
+    )
 
     class Meta:
         ordering = ["kind", "name"]
@@ -372,6 +379,33 @@ class LeaderboardEntry(models.Model):
         return f"{self.leaderboard_id}: {self.model} ({self.rank_score})"
 
 
+class LeaderboardRanking(models.Model):
+    """A board's ranking under one method (``leaderboard.ranking``), stored so that a board
+    can be viewed under another method than the one its entries show without recomputing
+    per request. ``entries`` maps ``"<model pk>:<few_shot 0/1>:<validation_split 0/1>"`` to
+    ``{position, rank, rank_score, rank_score_ci, task_rank_scores, dataset_rank_scores, extra}``.
+    It is current while ``inputs_digest`` equals the board's."""
+
+    leaderboard = models.ForeignKey(Leaderboard, on_delete=models.CASCADE, related_name="rankings")
+    method = models.CharField(max_length=40)
+    method_version = models.CharField(max_length=20)
+    inputs_digest = models.CharField(max_length=32, blank=True)
+    generated_at = models.DateTimeField()
+    entries = models.JSONField(default=dict, blank=True)
+    replicates = models.BinaryField(
+        blank=True,
+        default=b"",
+        help_text="The (B, N) bootstrap rank scores (float32 .npy), columns per entries' 'column'.",
+    )
+
+    class Meta:
+        ordering = ["leaderboard", "method"]
+        constraints = [models.UniqueConstraint(fields=["leaderboard", "method"], name="one_ranking_per_board_method")]
+
+    def __str__(self) -> str:
+        return f"{self.leaderboard_id} under {self.method} v{self.method_version}"
+
+
 class AggregationRun(models.Model):
     """Audit: who re-ran which boards, when, how long it took and what changed."""
 
@@ -389,6 +423,7 @@ class AggregationRun(models.Model):
     entries_total = models.PositiveIntegerField(default=0)
     entries_changed = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
+    method = models.CharField(max_length=40, blank=True, help_text="Ranking method name and version it used.")
 
     class Meta:
         ordering = ["-started_at"]

@@ -36,7 +36,11 @@ from leaderboard.models import (
     ModelType,
     Submission,
 )
-from leaderboard.ranking import entry_display_name  # noqa: F401  (the contract's display name)
+from leaderboard.ranking import (
+    entry_display_name,  # noqa: F401  (the contract's display name)
+    method_names,
+)
+from leaderboard.services.method_view import apply_ranking, method_info, ranking_for
 from leaderboard.services.record_fields import DATASET_NAME
 from leaderboard.suite import suite_protocol
 
@@ -189,6 +193,7 @@ class BoardFilters:
     q: str = ""
     sort: str = ""
     direction: str = "asc"
+    method: str = ""  # a registered ranking method other than the board's own; "" = the board's
 
     @classmethod
     def from_query(cls, query) -> BoardFilters:
@@ -203,6 +208,7 @@ class BoardFilters:
             q=query.get("q", "").strip()[:200],
             sort=query.get("sort", "")[:120],
             direction=direction if direction in ("asc", "desc") else "asc",
+            method=query.get("method", "") if query.get("method", "") in method_names() else "",
         )
 
     @property
@@ -216,6 +222,8 @@ class BoardFilters:
                 pairs.append((key, value))
         if self.sort and self.direction != "asc":
             pairs.append(("dir", self.direction))
+        if self.method:
+            pairs.append(("method", self.method))
         return pairs
 
     def as_dict(self) -> dict:
@@ -226,6 +234,7 @@ class BoardFilters:
             "q": self.q,
             "sort": self.sort,
             "dir": self.direction,
+            "method": self.method or None,
         }
 
 
@@ -252,6 +261,7 @@ class Board:
     unranked: list[dict] = field(default_factory=list)
     total_entries: int = 0
     version: str = ""
+    method: dict = field(default_factory=dict)  # {name, version, label} of the ranks shown
 
     @property
     def rows(self) -> list[dict]:
@@ -340,6 +350,8 @@ def _entry_row(entry: LeaderboardEntry, languages, tasks, datasets) -> dict:
         "position": entry.position,
         "rank": entry.rank,
         "rank_display": str(entry.rank) if entry.rank is not None else DASH,
+        "rank_interval": (entry.extra or {}).get("rank_interval"),
+        "p_above_next": (entry.extra or {}).get("p_above_next"),
         "name": entry_display_name(model.model_id, entry.few_shot, entry.validation_split),
         "model_id": model.model_id,
         "url": model_url(model.model_id),
@@ -416,7 +428,7 @@ def _protocol_text(spec: dict) -> str:
         return "an unknown protocol"
 
 
-def _all_rows(board: Leaderboard, languages, tasks, datasets) -> list[dict]:
+def _all_rows(board: Leaderboard, languages, tasks, datasets, ranking=None) -> list[dict]:
     entries = (
         LeaderboardEntry.objects.filter(leaderboard=board)
         .select_related("model")
@@ -442,22 +454,25 @@ def _all_rows(board: Leaderboard, languages, tasks, datasets) -> list[dict]:
         )
         .order_by("position")
     )
-    return [_entry_row(entry, languages, tasks, datasets) for entry in entries]
+    return [_entry_row(entry, languages, tasks, datasets) for entry in apply_ranking(list(entries), ranking)]
 
 
 _LOCAL_ROWS: OrderedDict[str, list[dict]] = OrderedDict()
 _LOCAL_ROWS_MAX = 16
 
 
-def board_rows(board: Leaderboard, version: str, languages, tasks, datasets) -> list[dict]:
-    """Every entry's display row, cached per board version: in this process, then in the
-    shared cache (Redis), else built from the entries. The key changes with the board."""
+def board_rows(board: Leaderboard, version: str, languages, tasks, datasets, ranking=None) -> list[dict]:
+    """Every entry's display row, cached per board version (and ranking method): in this
+    process, then in the shared cache (Redis), else built from the entries. The key changes
+    with the board."""
     key = f"glossa:board-rows:v1:{board.code}:{version}"
+    if ranking is not None:
+        key += f":{ranking.method}:{ranking.method_version}:{ranking.generated_at.isoformat()}"
     rows = _LOCAL_ROWS.get(key)
     if rows is None:
         rows = cache.get(key)
         if rows is None:
-            rows = _all_rows(board, languages, tasks, datasets)
+            rows = _all_rows(board, languages, tasks, datasets, ranking)
             cache.set(key, rows, BOARD_CACHE_SECONDS)
         _LOCAL_ROWS[key] = rows
         while len(_LOCAL_ROWS) > _LOCAL_ROWS_MAX:
@@ -485,6 +500,7 @@ def get_board(code: str, filters: BoardFilters | None = None) -> Board | None:
     if board is None:
         return None
     filters = filters or BoardFilters()
+    ranking = ranking_for(board, filters.method)
     languages, tasks, datasets = board_columns(board)
     version = _board_version(board)
     result = Board(
@@ -494,8 +510,9 @@ def get_board(code: str, filters: BoardFilters | None = None) -> Board | None:
         task_columns=tasks,
         dataset_columns=datasets,
         version=version,
+        method=method_info(board, ranking),
     )
-    for row in filter_rows(board_rows(board, version, languages, tasks, datasets), filters):
+    for row in filter_rows(board_rows(board, version, languages, tasks, datasets, ranking), filters):
         (result.ranked if row["rank"] is not None else result.unranked).append(row)
     if filters.sort:
         result.ranked = sort_rows(result.ranked, filters.sort, filters.direction)
@@ -526,7 +543,7 @@ def board_export_rows(board: Board) -> tuple[list[str], list[list]]:
     for column in board.dataset_columns:
         name = column.key.split(":", 1)[1]
         header += [f"{name}_primary", f"{name}_primary_ci", f"{name}_secondary", f"{name}_secondary_ci"]
-    header.append("missing_datasets")
+    header += ["missing_datasets", "method", "method_version"]
     rows = []
     for row in board.rows:
         line = [
@@ -548,7 +565,7 @@ def board_export_rows(board: Board) -> tuple[list[str], list[list]]:
         line += [_csv_number(cell["sort"]) for cell in row["tasks"]]
         for cell in row["datasets"]:
             line += ["" if cell["missing"] else cell[k] for k in ("primary", "primary_ci", "secondary", "secondary_ci")]
-        line.append(";".join(row["missing"]))
+        line += [";".join(row["missing"]), board.method.get("name", ""), board.method.get("version", "")]
         rows.append(line)
     return header, rows
 
@@ -572,6 +589,8 @@ def board_export_document(board: Board) -> dict:
                 "max_sequence_length": row["max_sequence_length"],
                 "rank_score": _json_number(row["rank_score"]),
                 "rank_score_ci": [_json_number(row["ci_low"]), _json_number(row["ci_high"])],
+                "rank_interval": row["rank_interval"],
+                "p_above_next": row["p_above_next"],
                 "language_rank_scores": {
                     c.key.split(":", 1)[1]: _json_number(cell["sort"])
                     for c, cell in zip(board.language_columns, row["languages"])
@@ -601,6 +620,7 @@ def board_export_document(board: Board) -> dict:
             "boards": lb.boards,
             "generated_at": lb.generated_at.isoformat() if lb.generated_at else None,
             "datasets": lb.datasets,
+            "method": {"name": board.method.get("name"), "version": board.method.get("version")},
         },
         "filters": board.filters.as_dict(),
         "num_entries_total": board.total_entries,

@@ -199,6 +199,8 @@ EVALUATION_BACKEND = os.environ.get("GLOSSA_BACKEND", "transformers")
 EVALUATION_MAX_TRAIN_STEPS = env_int("GLOSSA_MAX_TRAIN_STEPS", None)
 SUBMISSIONS_PER_DAY = env_int("GLOSSA_SUBMISSIONS_PER_DAY", 5)
 RANK_BOOTSTRAP_REPLICATES = env_int("GLOSSA_RANK_BOOTSTRAP_REPLICATES", 200)
+# The ranking method boards show (leaderboard/ranking/methods/): euroeval-2024 or euroeval-2026.
+GLOSSA_RANKING_METHOD = os.environ.get("GLOSSA_RANKING_METHOD", "euroeval-2024")
 
 # --- abuse limits (issue 13.4): cheap requests must stay cheap ----------------------
 # Submit attempts that reach the Hub, per client and hour (services/ratelimit.py).

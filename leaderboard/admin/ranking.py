@@ -3,16 +3,18 @@
 from django.contrib import admin, messages
 
 from leaderboard.models import Language, Leaderboard
+from leaderboard.ranking import all_methods
 from leaderboard.tasks.aggregation import aggregate_boards
 
 
-def enqueue_aggregation(modeladmin, request, codes: list[str]) -> None:
+def enqueue_aggregation(modeladmin, request, codes: list[str], method: str | None = None) -> None:
     codes = sorted(set(codes))
     if not codes:
         modeladmin.message_user(request, "Nothing selected to aggregate.", messages.WARNING)
         return
     try:
-        result = aggregate_boards.apply_async(args=[codes, request.user.pk, "admin"], queue="default")
+        args = [codes, request.user.pk, "admin"] + ([method] if method else [])
+        result = aggregate_boards.apply_async(args=args, queue="default")
     except Exception as exc:  # broker down: say so instead of a server error
         modeladmin.message_user(
             request, f"Could not queue the aggregation ({exc}); is the Celery broker running?", messages.ERROR
@@ -20,7 +22,8 @@ def enqueue_aggregation(modeladmin, request, codes: list[str]) -> None:
         return
     modeladmin.message_user(
         request,
-        f"Aggregation of {', '.join(codes)} queued (task {result.id}); see Aggregation runs for the result.",
+        f"Aggregation of {', '.join(codes)}{f' with {method}' if method else ''} queued (task {result.id}); "
+        "see Aggregation runs for the result.",
         messages.SUCCESS,
     )
 
@@ -59,9 +62,20 @@ class LanguageAdmin(admin.ModelAdmin):
     actions = [rerun_language_aggregation]
 
 
+def _method_action(name: str):
+    """An admin action re-aggregating the selected boards with ranking method ``name``
+    (stored beside each board, or shown by it when it is the deployment's method)."""
+
+    def action(modeladmin, request, queryset):
+        enqueue_aggregation(modeladmin, request, list(queryset.values_list("code", flat=True)), name)
+
+    action.__name__ = f"rerun_with_{name.replace('-', '_')}"
+    return admin.action(description=f"Re-run aggregation with ranking method {name}")(action)
+
+
 @admin.register(Leaderboard)
 class LeaderboardAdmin(admin.ModelAdmin):
-    list_display = ("code", "name", "kind", "num_entries", "generated_at")
-    list_filter = ("kind",)
-    readonly_fields = ("generated_at",)
-    actions = [rerun_board_aggregation]
+    list_display = ("code", "name", "kind", "method", "method_version", "num_entries", "generated_at")
+    list_filter = ("kind", "method")
+    readonly_fields = ("generated_at", "method", "method_version", "inputs_digest")
+    actions = [rerun_board_aggregation] + [_method_action(m.name) for m in all_methods()]

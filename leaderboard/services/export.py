@@ -4,6 +4,9 @@ Result identity is part of the contract: each board dataset carries the ``versio
 dataset fingerprint) and ``protocol`` it counts; each entry's score carries its
 ``dataset_version``; each entry names the model ``commit`` it shows and lists under
 ``excluded`` ([{dataset, reason, ...}]) the scores it has that the board does not count.
+The document names the ranking ``method`` (name and version) that produced its ranks; a
+board can be exported under another registered method (``method=``), see
+:mod:`leaderboard.services.method_view`.
 
 Built from the cached ``Leaderboard`` / ``LeaderboardEntry`` rows, so pages, the API and
 ``manage.py export_leaderboard`` all show the same numbers. Means and intervals are ×100.
@@ -16,6 +19,7 @@ import io
 
 from leaderboard.models import LanguageModel, Leaderboard
 from leaderboard.ranking import entry_display_name
+from leaderboard.services.method_view import apply_ranking, method_info, ranking_for
 
 GENERATIVE_TYPES = {"base": "base", "instruction-tuned": "instruction_tuned", "reasoning": "reasoning", "encoder": None}
 
@@ -40,11 +44,13 @@ def get_leaderboard(code: str) -> Leaderboard:
         raise LeaderboardNotFound(f"no leaderboard {code!r} (known: {known})") from None
 
 
-def leaderboard_document(code: str) -> dict:
-    """The board as the export contract describes it; raises LeaderboardNotFound."""
+def leaderboard_document(code: str, method: str | None = None) -> dict:
+    """The board as the export contract describes it, under ``method`` (default: the
+    method its entries show); raises LeaderboardNotFound (and UnknownMethod)."""
     lb = get_leaderboard(code)
+    ranking = ranking_for(lb, method)
     entries = []
-    for row in lb.entries.select_related("model").order_by("position"):
+    for row in apply_ranking(list(lb.entries.select_related("model").order_by("position")), ranking):
         ci = None
         if row.rank_score_ci_low is not None and row.rank_score_ci_high is not None:
             ci = [row.rank_score_ci_low, row.rank_score_ci_high]
@@ -66,12 +72,20 @@ def leaderboard_document(code: str) -> dict:
         }
         if lb.kind == "group":
             entry["language_rank_scores"] = (row.extra or {}).get("language_rank_scores", {})
+        extra = row.extra or {}
+        entry["rank_interval"] = extra.get("rank_interval")
+        entry["p_above_next"] = extra.get("p_above_next")
+        shown = ("language_rank_scores", "rank_interval", "p_above_next")
+        others = {k: v for k, v in extra.items() if k not in shown}
+        if others:
+            entry["method_extra"] = others
         entries.append(entry)
     doc = {
         "language": lb.code,
         "name": lb.name,
         "kind": lb.kind,
         "generated_at": lb.generated_at.isoformat() if lb.generated_at else None,
+        "method": {k: v for k, v in method_info(lb, ranking).items() if k != "label"},
         "datasets": lb.datasets,
         "entries": entries,
     }
@@ -84,9 +98,10 @@ def _fmt(x) -> str:
     return "" if x is None else repr(x) if isinstance(x, float) else str(x)
 
 
-def leaderboard_csv(code: str) -> str:
-    """One row per entry, flat columns (``<dataset>_primary_mean`` etc.)."""
-    doc = leaderboard_document(code)
+def leaderboard_csv(code: str, method: str | None = None) -> str:
+    """One row per entry, flat columns (``<dataset>_primary_mean`` etc.); the last two
+    columns name the ranking method and its version."""
+    doc = leaderboard_document(code, method)
     tasks: list[str] = []
     for ds in doc["datasets"]:
         if ds["task"] not in tasks:
@@ -119,6 +134,7 @@ def leaderboard_csv(code: str) -> str:
             ]
     else:
         header += [f"{b}_rank_score" for b in doc.get("boards", [])]
+    header += ["method", "method_version"]
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(header)
@@ -147,5 +163,6 @@ def leaderboard_csv(code: str) -> str:
                 row.append(s.get("rank_score"))
         else:
             row += [e["language_rank_scores"].get(b) for b in doc.get("boards", [])]
+        row += [doc["method"]["name"], doc["method"]["version"]]
         writer.writerow([_fmt(v) for v in row])
     return buf.getvalue()

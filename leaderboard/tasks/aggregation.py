@@ -17,9 +17,12 @@ def _user(user_id):
 
 
 @shared_task(name="leaderboard.tasks.aggregate_boards")
-def aggregate_boards(board_codes: list[str] | None = None, user_id: int | None = None, trigger: str = "admin") -> dict:
-    """Recompute the given boards (None: all boards, groups included); returns the run summary."""
-    run = aggregate(board_codes, user=_user(user_id), trigger=trigger)
+def aggregate_boards(
+    board_codes: list[str] | None = None, user_id: int | None = None, trigger: str = "admin", method: str | None = None
+) -> dict:
+    """Recompute the given boards (None: all boards, groups included) under ``method``
+    (None: the deployment's ranking method); returns the run summary."""
+    run = aggregate(board_codes, user=_user(user_id), trigger=trigger, method=method)
     return {
         "run": run.pk,
         "boards": run.boards,

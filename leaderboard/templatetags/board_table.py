@@ -61,7 +61,7 @@ def row_html(row: dict) -> str:
     )
     parts = [
         f'<tr class="{row["group"] if ranked else "unranked"}">',
-        f'<td class="num c-rank" data-v="{row["position"]}">{row["rank_display"]}</td>',
+        f'<td class="num c-rank" data-v="{row["position"]}"{_rank_title(row)}>{row["rank_display"]}</td>',
         f'<th scope="row" class="c-model" data-v="{name}"><a href="{esc(row["url"])}">{name}</a>{misses}</th>',
         f'<td class="c-type" data-v="{esc(row["type"])}"><span class="type t-{esc(row["type"])}" '
         f'title="{esc(row["type_label"])}">{esc(row["type_badge"])}</span></td>',
@@ -81,3 +81,14 @@ def row_html(row: dict) -> str:
 def board_rows(rows: list[dict]) -> SafeString:
     """``<tr>`` elements for ``rows`` (display rows from ``selectors.get_board``)."""
     return mark_safe("".join(row_html(row) for row in rows))
+
+
+def _rank_title(row: dict) -> str:
+    """Tooltip of the rank cell: the 95% interval of the rank and the odds against the next entry."""
+    parts = []
+    interval = row.get("rank_interval")
+    if interval:
+        parts.append(f"95% of bootstrap replicates rank it {interval[0]}–{interval[1]}")
+    if row.get("p_above_next") is not None:
+        parts.append(f"P(ranks above the next entry) = {row['p_above_next']:.2f}")
+    return f' title="{esc("; ".join(parts))}"' if parts else ""

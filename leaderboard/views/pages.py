@@ -14,6 +14,7 @@ from django.views.decorators.http import require_safe
 from leaderboard import charts, selectors
 from leaderboard.cache_keys import cache_key
 from leaderboard.models import Dataset
+from leaderboard.ranking import all_methods
 
 FIXED_COLUMNS = [
     ("rank", "Rank", "Significance group: entries that share a rank are not significantly different"),
@@ -56,7 +57,15 @@ def home(request):
 
 @require_safe
 def methodology(request):
-    return render(request, "leaderboard/methodology.html", {"bootstrap_replicates": settings.RANK_BOOTSTRAP_REPLICATES})
+    return render(
+        request,
+        "leaderboard/methodology.html",
+        {
+            "bootstrap_replicates": settings.RANK_BOOTSTRAP_REPLICATES,
+            "ranking_methods": all_methods(),
+            "default_method": settings.GLOSSA_RANKING_METHOD,
+        },
+    )
 
 
 @require_safe
@@ -72,7 +81,18 @@ def board(request, code: str):
     for column in data.columns:
         column.sort_url, column.sort_state = _sort_link(filters, column.key)
     query = _query(filters.as_query())
+    others = [(k, v) for k, v in filters.as_query() if k != "method"]
+    methods = [
+        {
+            "name": m.name,
+            "label": m.label,
+            "current": m.name == data.method.get("name"),
+            "url": _query(others + ([] if m.name == data.board.method else [("method", m.name)])) or request.path,
+        }
+        for m in all_methods()
+    ]
     context = {
+        "methods": methods,
         "data": data,
         "board": data.board,
         "filters": filters,

@@ -91,7 +91,7 @@ def test_the_newest_data_wins(board_data, monkeypatch):
     although A (holding older numbers) is made to write last."""
     sent, ner = board_data
     computed, resume = threading.Event(), threading.Event()
-    real = aggregation.compute_boards
+    real = aggregation.compute_language_board
 
     def slow_for_a(*args, **kwargs):
         out = real(*args, **kwargs)
@@ -100,7 +100,7 @@ def test_the_newest_data_wins(board_data, monkeypatch):
             resume.wait(30)  # A holds its (older) numbers while B is started
         return out
 
-    monkeypatch.setattr(aggregation, "compute_boards", slow_for_a)
+    monkeypatch.setattr(aggregation, "compute_language_board", slow_for_a)
     errors = []
 
     def run():
@@ -127,7 +127,7 @@ def test_the_newest_data_wins(board_data, monkeypatch):
     entries = LeaderboardEntry.objects.filter(leaderboard_id="da").select_related("model")
     assert "org/new" in {e.model.model_id for e in entries}
     assert entries.get(model__model_id="org/new").position == 1
-    monkeypatch.setattr(aggregation, "compute_boards", real)
+    monkeypatch.setattr(aggregation, "compute_language_board", real)
     # the final state is what one run on the newest data writes: a fresh run changes nothing
     assert aggregation.aggregate(["da"], replicates=REPS).entries_changed == 0
 

@@ -4,6 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from leaderboard.ranking import UnknownMethod
 from leaderboard.services.export import LeaderboardNotFound, leaderboard_csv, leaderboard_document
 
 
@@ -13,12 +14,15 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("code", help="Board code, e.g. da, no, scandinavian.")
         parser.add_argument("--format", choices=["json", "csv"], default="json")
+        parser.add_argument(
+            "--method", default=None, help="Ranking method (default: the one the board shows); computed once if needed."
+        )
 
-    def handle(self, *args, code, format, **options):
+    def handle(self, *args, code, format, method=None, **options):
         try:
             if format == "csv":
-                self.stdout.write(leaderboard_csv(code), ending="")
+                self.stdout.write(leaderboard_csv(code, method), ending="")
             else:
-                self.stdout.write(json.dumps(leaderboard_document(code), indent=2, ensure_ascii=False))
-        except LeaderboardNotFound as exc:
+                self.stdout.write(json.dumps(leaderboard_document(code, method), indent=2, ensure_ascii=False))
+        except (LeaderboardNotFound, UnknownMethod) as exc:
             raise CommandError(str(exc)) from None

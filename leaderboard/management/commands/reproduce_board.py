@@ -1,10 +1,16 @@
-"""``python manage.py reproduce_board FILE``: re-rank a published EuroEval board, compare."""
+"""``python manage.py reproduce_board FILE``: re-rank a published EuroEval board, compare.
+
+A board EuroEval printed with its 2026 method (``Rank,Model,Rank score,...``: no per-dataset
+summaries) is compared with this deployment's board ``--board CODE`` under ``--method``
+(default ``euroeval-2026``), aggregated from the imported records behind it; ``--view
+all_models`` (the default for a file named ``*all_models*``) compares EuroEval's NLU board."""
 
 from pathlib import Path
 
 import numpy as np
 from django.core.management.base import BaseCommand, CommandError
 
+from leaderboard import method_boards
 from leaderboard.published_boards import BoardFormatError, agreement, parse_board
 
 
@@ -18,12 +24,20 @@ class Command(BaseCommand):
         parser.add_argument("path", help="a board CSV as EuroEval publishes it, or our compact fixture format")
         parser.add_argument("--iterations", type=int, default=10, help="iterations behind each summary")
         parser.add_argument("--show", type=int, default=10, help="list the N largest differences")
+        parser.add_argument("--board", help="new-method CSV: the board code to compare with (e.g. nl)")
+        parser.add_argument("--method", default="euroeval-2026", help="new-method CSV: the ranking method")
+        parser.add_argument("--view", choices=["board", "all_models"], help="new-method CSV: which ranking")
 
-    def handle(self, *args, path, iterations, show, **options):
+    def handle(self, *args, path, iterations, show, board=None, method="euroeval-2026", view=None, **options):
         try:
-            board = parse_board(Path(path).read_text(encoding="utf-8"))
+            text = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise CommandError(f"cannot read {path}: {exc}") from None
+        if method_boards.is_method_board(text):
+            view = view or ("all_models" if "all_models" in Path(path).name else "board")
+            return self.compare_method_board(text, path, board, method, view, show)
+        try:
+            board = parse_board(text)
         except BoardFormatError as exc:
             raise CommandError(f"{path} is not a board we can read: {exc}") from None
         result = agreement(board, iterations)
@@ -52,3 +66,41 @@ class Command(BaseCommand):
         diff = result.ours[ranked] - board.published[ranked]
         for i in ranked[np.argsort(-np.abs(diff))][:show]:
             self.stdout.write(f"  {board.published[i]:6.2f} published, {result.ours[i]:7.3f} ours  {board.models[i]}")
+
+    def compare_method_board(self, text, path, code, method, view, show):
+        from leaderboard.models import Leaderboard
+        from leaderboard.services.aggregation import UnknownMethod
+        from leaderboard.services.method_ranks import entry_ranks
+
+        if not code:
+            raise CommandError("a new-method board CSV is compared with a board here: give --board CODE")
+        try:
+            published = method_boards.parse_method_board(text)
+        except method_boards.MethodBoardFormatError as exc:
+            raise CommandError(f"{path} is not a board we can read: {exc}") from None
+        lb = Leaderboard.objects.filter(code=code).first()
+        if lb is None:
+            raise CommandError(f"no board {code!r} here: import the records behind {path} and aggregate first")
+        try:
+            ours = entry_ranks(lb, method, view)
+        except UnknownMethod as exc:
+            raise CommandError(str(exc)) from None
+        result = method_boards.agreement(published, ours)
+        ranked = sum(r is not None for r in published.ranks)
+        self.stdout.write(
+            f"{len(published.models)} entries, {ranked} ranked there, {sum(v[0] is not None for v in ours.values())} "
+            f"ranked here ({method}, {view}); compared {result.compared}"
+        )
+        if not result.same_ranked_set:
+            self.stdout.write("note: the entries we rank differ from the entries the board ranks")
+        self.stdout.write(
+            f"mean absolute difference {result.mean_abs_diff:.4f}, max {result.max_abs_diff:.4f}; "
+            f"Spearman {result.spearman:.4f}; neighbouring pairs tied or split alike {result.neighbours_alike:.1%}"
+        )
+        theirs = {m: s for m, s in zip(published.models, published.scores) if np.isfinite(s)}
+        diffs = sorted(
+            ((abs(ours[m][1] - s), m, s) for m, s in theirs.items() if m in ours and ours[m][1] is not None),
+            reverse=True,
+        )
+        for _, m, s in diffs[:show]:
+            self.stdout.write(f"  {s:6.3f} published, {ours[m][1]:7.3f} ours  {m}")

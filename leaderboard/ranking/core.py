@@ -1,4 +1,9 @@
-"""The mean rank score (METHODOLOGY §3-4): pure functions on numpy arrays, no Django.
+"""Shared ranking math (METHODOLOGY §3-4): pure functions on numpy arrays, no Django.
+
+Every ranking method (:mod:`leaderboard.ranking.methods`) builds on these: dataset
+scores, summary statistics, the one-tailed Welch test, the anchor walk of the
+``euroeval-2024`` method, the dataset → task → language means and the
+:class:`BoardRanking` a method returns.
 
 Vocabulary used throughout:
 
@@ -42,9 +47,6 @@ __all__ = [
     "dataset_score",
     "entry_display_name",
     "mean_of_rank_scores",
-    "rank_group_board",
-    "rank_language_board",
-    "significance_groups",
     "summary_statistics",
     "welch_greater_pvalues",
 ]
@@ -305,142 +307,6 @@ def aggregate_tasks(
     return tasks, task_scores, mean_of_rank_scores(task_scores)
 
 
-# --- uncertainty of the rank score ------------------------------------------------------
-
-
-def _bootstrap_language_scores(
-    scores: np.ndarray, dataset_tasks: Sequence[str], replicates: int, seed: int, alpha: float
-) -> np.ndarray:
-    """``(B, N)`` language rank scores under the bootstrap described in ``rank_language_board``."""
-    d, n, i = scores.shape
-    b = replicates
-    rng = np.random.default_rng(seed)
-
-    # Work in each dataset's point-estimate order: resampled orders are then nearly sorted.
-    mean0, var0, count0 = summary_statistics(scores)
-    perm = np.argsort(np.where(np.isnan(mean0), np.inf, -mean0), axis=1, kind="stable")  # (D, N)
-    x = np.take_along_axis(scores, perm[:, :, None], axis=1)
-    mean0, var0, count0 = (np.take_along_axis(a, perm, axis=1) for a in (mean0, var0, count0))
-    valid = ~np.isnan(x)
-    mu0 = np.where(count0 > 0, mean0, 0.0)
-    centred = np.where(valid, x - mu0[..., None], 0.0).transpose(0, 2, 1)  # (D, I, N); exact variances
-
-    # Iteration resampling: per replicate and dataset, one draw of I iteration indices
-    # shared by every entry (iteration k is the same test resample for all models).
-    draws = rng.integers(0, i, size=(d, b, i))
-    w = np.zeros((d, b, i))
-    np.add.at(w, (np.arange(d)[:, None, None], np.arange(b)[None, :, None], draws), 1.0)
-    ragged = bool((valid.any(axis=2) & ~valid.all(axis=2)).any())
-    tasks, tix = task_index(dataset_tasks)
-    picks = []
-    for k in range(len(tasks)):
-        members = np.flatnonzero(tix == k)
-        picks.append(members[rng.integers(0, members.size, size=(b, members.size))])  # (B, k)
-
-    # Replicates in chunks of about _LANES_PER_CHUNK walk lanes: bounded memory, warm caches.
-    lang = np.zeros((b, n))
-    chunk = max(1, _LANES_PER_CHUNK // max(d, 1))
-    for r0 in range(0, b, chunk):
-        r1 = min(b, r0 + chunk)
-        rs = _resampled_dataset_rank_scores(
-            w[:, r0:r1], centred, mu0, mean0, var0, count0, valid, i, ragged, alpha
-        )  # (D, b', N), entries in each dataset's point-estimate order
-        rs_bdn = np.empty((r1 - r0, d, n))
-        for k in range(d):
-            rs_bdn[:, k, perm[k]] = rs[k]
-        del rs
-        rows = np.arange(r1 - r0)[:, None]
-        for pick in picks:
-            lang[r0:r1] += rs_bdn[rows, pick[r0:r1]].mean(axis=1)
-    return lang / len(tasks)
-
-
-_LANES_PER_CHUNK = 1500
-
-
-def _resampled_dataset_rank_scores(w, centred, mu0, mean0, var0, count0, valid, i, ragged, alpha):
-    """Dataset rank scores ``(D, B, N)`` for the iteration weights ``w`` ``(D, B, I)``."""
-    d, b, _ = w.shape
-    n = mu0.shape[1]
-    s1 = np.matmul(w, centred)  # (D, B, N)
-    s2 = np.matmul(w, centred * centred)
-    if ragged:
-        cnt = np.matmul(w, valid.astype(float).transpose(0, 2, 1))
-    else:
-        cnt = np.broadcast_to(np.where(count0 > 0, float(i), 0.0)[:, None, :], (d, b, n))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        m = mu0[:, None, :] + s1 / cnt
-        s1 *= s1
-        s1 /= cnt
-        np.subtract(s2, s1, out=s2)
-        s2 /= cnt - 1
-        var = np.maximum(s2, 0.0, out=s2)
-    del s1
-    if ragged:  # a present entry whose resample hit only padding keeps its own statistics
-        lost = (cnt == 0) & (count0[:, None, :] > 0)
-        m = np.where(lost, mean0[:, None, :], m)
-        var = np.where(lost, var0[:, None, :], np.where(cnt > 1, var, np.nan))
-        cnt = np.where(lost, count0[:, None, :], cnt)
-    m[np.broadcast_to(count0[:, None, :] == 0, m.shape)] = np.nan
-    # Single precision is ample for an interval and halves the walk's memory traffic.
-    f32 = np.float32
-    rs = _walk_lanes(
-        m.reshape(d * b, n).astype(f32),
-        var.reshape(d * b, n).astype(f32),
-        np.asarray(cnt, dtype=f32).reshape(d * b, n),
-        alpha,
-    )
-    return rs.reshape(d, b, n)
-
-
-def percentile_interval(
-    replicates: np.ndarray, point: np.ndarray, level: float = 0.95
-) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile bootstrap interval per column, widened to contain the point estimate.
-
-    Near the floor of 1.0 the percentile interval of the best entries can sit entirely
-    above the point estimate (the resampled best is often someone else); an interval that
-    does not contain its own estimate would be misleading, so it is extended to it.
-    Columns with a non-finite point estimate (unranked entries) get NaN.
-    """
-    tail = (1 - level) / 2 * 100
-    finite = np.isfinite(point)
-    low = np.full(point.shape, np.nan)
-    high = np.full(point.shape, np.nan)
-    if finite.any() and replicates.shape[0]:
-        lo, hi = np.percentile(replicates[:, finite], [tail, 100 - tail], axis=0)
-        low[finite] = np.minimum(lo, point[finite])
-        high[finite] = np.maximum(hi, point[finite])
-    return low, high
-
-
-def significance_groups(points: np.ndarray, lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
-    """Dense ranks that put entries not significantly different into the same group.
-
-    Rule: take the ranked entries (finite point estimate) in order of rank score, best
-    first (ties keep their input order). The first entry opens group 1 and is its
-    *anchor*. Each next entry joins the current group when its interval overlaps the
-    anchor's interval (``low ≤ anchor_high``); otherwise it opens the next group (rank +1)
-    and becomes the new anchor. Comparing with the anchor rather than the previous entry
-    keeps groups from chaining indefinitely; ranks are dense (1, 2, 3, ...), monotone in
-    the rank score, and unranked entries get 0.
-    """
-    points = np.asarray(points, dtype=float)
-    ranks = np.zeros(points.shape, dtype=int)
-    ranked = np.flatnonzero(np.isfinite(points))
-    if ranked.size == 0:
-        return ranks
-    order = ranked[np.argsort(points[ranked], kind="stable")]
-    group, anchor_high = 1, highs[order[0]]
-    ranks[order[0]] = 1
-    for e in order[1:]:
-        if lows[e] > anchor_high:
-            group += 1
-            anchor_high = highs[e]
-        ranks[e] = group
-    return ranks
-
-
 # --- boards ----------------------------------------------------------------------------
 
 
@@ -457,81 +323,56 @@ class BoardRanking:
     task_rank_scores: np.ndarray | None = None  # (N, T)
     dataset_rank_scores: np.ndarray | None = None  # (N, D)
     part_rank_scores: np.ndarray | None = None  # group boards: (N, L) language rank scores
+    extra: list[dict] | None = None  # per entry: what the method adds (other views, notes)
 
     def positions(self) -> np.ndarray:
         """Display order: ranked entries by rank score (stable), then unranked."""
         return np.argsort(self.rank_scores, kind="stable")
 
 
-def rank_language_board(
-    scores: np.ndarray,
-    dataset_tasks: Sequence[str],
-    *,
-    replicates: int = DEFAULT_REPLICATES,
-    seed: int = DEFAULT_SEED,
-    alpha: float = ALPHA,
-) -> BoardRanking:
-    """Rank N entries on a language board from ``(D, N, I)`` primary iteration scores.
-
-    Point estimate: dataset rank scores (anchor walk) → task (mean) → language (mean).
-
-    Interval: ``replicates`` bootstrap replicates with ``numpy.random.default_rng(seed)``.
-    Each replicate (1) resamples the iterations of every dataset with replacement, using
-    one index draw per dataset shared by all entries (iteration k is the same resample of
-    the test set for every model, METHODOLOGY §1, so the pairing is kept), recomputing
-    means, variances, σ and the whole anchor walk; and (2) resamples the board's datasets
-    with replacement within each task (the same number per task), then averages dataset →
-    task → language. The 2.5th and 97.5th percentiles of the replicates, widened to contain
-    the point estimate, give the 95% interval; :func:`significance_groups` gives the rank.
-    """
-    scores = np.asarray(scores, dtype=float)
-    if scores.ndim != 3:
-        raise ValueError("scores must have shape (datasets, entries, iterations)")
-    d, n, _ = scores.shape
-    if len(dataset_tasks) != d:
-        raise ValueError("one task per dataset is required")
-    if d == 0:
-        empty = np.full(n, np.inf)
-        return BoardRanking(empty, np.full(n, np.nan), np.full(n, np.nan), np.zeros(n, int), np.zeros((0, n)))
-    mean, var, cnt = summary_statistics(scores)
-    ds = anchor_walk(mean, var, cnt, alpha=alpha)  # (D, N)
-    tasks, task_scores, lang = aggregate_tasks(ds.T, dataset_tasks)
-    reps = (
-        _bootstrap_language_scores(scores, dataset_tasks, replicates, seed, alpha)
-        if replicates > 0 and n > 0
-        else np.zeros((0, n))
-    )
-    return _with_interval(lang, reps, tasks=tasks, task_rank_scores=task_scores, dataset_rank_scores=ds.T)
+# --- what the replicates say about ranks (any method) ---------------------------------
 
 
-def rank_group_board(language_scores: np.ndarray, language_replicates: Sequence[np.ndarray]) -> BoardRanking:
-    """A group board from its language boards, entries aligned across them.
-
-    ``language_scores`` is ``(N, L)`` (``inf`` where the entry is unranked or absent on a
-    language board); ``language_replicates`` holds each language's ``(B, N)`` replicates
-    (columns of absent entries may be anything). The group rank score is the mean of the
-    language rank scores; its replicates are the mean of the languages' replicates, which
-    were drawn independently per language.
-    """
-    language_scores = np.asarray(language_scores, dtype=float)
-    n = language_scores.shape[0]
-    points = mean_of_rank_scores(language_scores, axis=1) if language_scores.shape[1] else np.full(n, np.inf)
-    if language_replicates and all(r.shape[0] for r in language_replicates):
-        reps = np.mean(np.stack([np.where(np.isfinite(r), r, np.inf) for r in language_replicates]), axis=0)
-    else:
-        reps = np.zeros((0, n))
-    return _with_interval(points, reps, part_rank_scores=language_scores)
+def replicate_ranks(replicates: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """``(B, N)`` rank of each ranked entry (finite point estimate) within each replicate:
+    1 + the number of ranked entries with a lower (better) replicate rank score; 0 for the
+    others."""
+    reps = np.asarray(replicates, dtype=float)
+    ranked = np.flatnonzero(np.isfinite(points))
+    out = np.zeros(reps.shape, dtype=int)
+    if ranked.size == 0 or reps.shape[0] == 0:
+        return out
+    sub = np.where(np.isfinite(reps[:, ranked]), reps[:, ranked], np.inf)
+    ordered = np.sort(sub, axis=1)
+    out[:, ranked] = 1 + np.stack([np.searchsorted(ordered[b], sub[b], side="left") for b in range(sub.shape[0])])
+    return out
 
 
-def _with_interval(points: np.ndarray, reps: np.ndarray, **parts) -> BoardRanking:
-    """A board's ranking from its point rank scores and bootstrap replicates: the 95%
-    interval of each entry and the significance groups that follow from it."""
-    low, high = percentile_interval(reps, points)
-    return BoardRanking(
-        rank_scores=points,
-        ci_low=low,
-        ci_high=high,
-        ranks=significance_groups(points, low, high),
-        replicates=reps,
-        **parts,
-    )
+def rank_intervals(replicates: np.ndarray, points: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """The ``level`` interval of each ranked entry's rank over the replicates (lowest and
+    highest rank after dropping the tails), widened to contain its rank by point estimate;
+    0 for unranked entries and without replicates."""
+    points = np.asarray(points, dtype=float)
+    n = points.shape[0]
+    low, high = np.zeros(n, dtype=int), np.zeros(n, dtype=int)
+    ranked = np.flatnonzero(np.isfinite(points))
+    if ranked.size == 0 or np.asarray(replicates).shape[0] == 0:
+        return low, high
+    ranks = replicate_ranks(replicates, points)[:, ranked]
+    tail = (1 - level) / 2 * 100
+    lo = np.percentile(ranks, tail, axis=0, method="lower")
+    hi = np.percentile(ranks, 100 - tail, axis=0, method="higher")
+    own = 1 + np.searchsorted(np.sort(points[ranked]), points[ranked], side="left")
+    low[ranked] = np.minimum(lo, own)
+    high[ranked] = np.maximum(hi, own)
+    return low, high
+
+
+def win_probability(replicates: np.ndarray, a: int, b: int) -> float:
+    """P(entry ``a`` ranks above entry ``b``): the share of replicates in which ``a`` has
+    the lower rank score (ties count half); NaN without replicates."""
+    reps = np.asarray(replicates, dtype=float)
+    if reps.shape[0] == 0:
+        return float("nan")
+    x, y = reps[:, a], reps[:, b]
+    return float(np.mean((x < y) + 0.5 * (x == y)))
