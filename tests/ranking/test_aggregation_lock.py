@@ -1,7 +1,10 @@
 """Concurrent aggregations of the same board on the real database (services/board_lock.py).
 
-Without the per-board lock, two runs at once both insert the board's entries (one fails on
-``one_entry_per_board_variant``) or the run that read older scores commits last and wins.
+Without the per-board lock, the run that read older scores can commit last and win
+(``test_the_newest_data_wins`` fails without it). Before the ranking-method split, two runs
+at once also both inserted the board's entries and one failed on
+``one_entry_per_board_variant`` (the twenty pairs reproduced it on the first pair); since
+then ``write_ranking``'s row lock happens to serialise the writes, not the reads.
 """
 
 from __future__ import annotations
