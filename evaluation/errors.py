@@ -33,6 +33,10 @@ class ModelLoadError(EvaluationError):
     """The model exists but its weights could not be loaded."""
 
 
+class ModelTooLarge(ModelLoadError):
+    """The model has more parameters, or more bytes to download, than this deployment allows."""
+
+
 class DatasetNotFound(EvaluationError, LookupError):
     """Neither the data directory nor the Hugging Face Hub has the dataset."""
 
@@ -48,6 +52,7 @@ __all__ = [
     "RevisionRefused",
     "RemoteCodeRequired",
     "ModelLoadError",
+    "ModelTooLarge",
     "DatasetNotFound",
     "InvalidDataset",
 ]

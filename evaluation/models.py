@@ -9,8 +9,6 @@ converting a bundled GGUF file once into a cached safetensors folder.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import importlib
 import importlib.metadata
 import importlib.util
@@ -23,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from evaluation import model_cache
 from evaluation.encoders.detect import is_encoder_config
 from evaluation.errors import (
     InvalidModelId,
@@ -31,6 +30,8 @@ from evaluation.errors import (
     RemoteCodeRequired,
     RevisionRefused,
 )
+from evaluation.model_cache import file_lock
+from evaluation.model_files import download, root_files, siblings_of, total_bytes
 from evaluation.revisions import (
     BUNDLED_PREFIX,
     DEFAULT_BRANCH,
@@ -57,6 +58,7 @@ class ModelInfo:
     license: str | None = None
     source: str = "hub"  # "bundled" | "hub"
     requires_remote_code: bool = False
+    download_bytes: int | None = None  # the root files local_weights fetches (evaluation.model_files)
 
     @property
     def generative(self) -> bool:
@@ -253,7 +255,7 @@ def _resolve_from_hub(model_id: str, revision: str, *, allow_remote_code: bool) 
 
     api = huggingface_hub.HfApi()
     commit = pin_on_hub(api, model_id, revision)
-    meta = _hub_call(model_id, lambda: api.model_info(model_id, revision=commit, timeout=15))
+    meta = _hub_call(model_id, lambda: api.model_info(model_id, revision=commit, timeout=15, files_metadata=True))
     if meta.sha and meta.sha != commit:
         raise ModelNotFound(f"the Hugging Face Hub answered commit {meta.sha} of {model_id!r} when asked for {commit}")
     config = dict(meta.config or {})
@@ -286,6 +288,7 @@ def _resolve_from_hub(model_id: str, revision: str, *, allow_remote_code: bool) 
         license=license_,
         source="hub",
         requires_remote_code=requires_remote,
+        download_bytes=total_bytes(root_files(siblings_of(meta), remote_code=requires_remote)),
     )
 
 
@@ -337,49 +340,18 @@ def _package_dir(package: str) -> Path:
     return Path(list(spec.submodule_search_locations)[0])
 
 
-@contextlib.contextmanager
-def file_lock(path: Path):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def local_weights(info: ModelInfo) -> Path:
-    """A Hugging Face folder with the model's weights (safetensors) and tokenizer."""
+    """A Hugging Face folder with the model's weights (safetensors) and tokenizer.
+
+    Hub models are downloaded into the model cache (root files only, within the size
+    limits: :mod:`evaluation.model_files`); every use is recorded for the cache's
+    least-recently-used budget (:mod:`evaluation.model_cache`)."""
     bundled = BUNDLED.get(info.model_id)
     if info.source == "bundled" and bundled is not None:
         if bundled.kind == "hf-folder":
             return _package_dir(bundled.package) / bundled.relpath
-        return converted_gguf_dir(info.model_id)
-    return _hub_download(info)
-
-
-def _hub_download(info: ModelInfo) -> Path:
-    from huggingface_hub import snapshot_download
-
-    patterns = ["*.json", "*.safetensors", "*.model", "*.txt", "*.jinja", "tokenizer*"]
-    if info.requires_remote_code:
-        patterns.append("*.py")  # the config's auto_map names modules of the repo (trust_remote_code)
-    try:
-        folder = Path(
-            snapshot_download(info.model_id, revision=info.commit_sha or info.revision, allow_patterns=patterns)
-        )
-    except Exception as exc:
-        raise ModelLoadError(
-            f"could not download {info.model_id!r} from the Hugging Face Hub "
-            f"({type(exc).__name__}: {exc}); check the network and try again"
-        ) from None
-    if not any(folder.rglob("*.safetensors")):
-        # pickled weights (pytorch_model.bin) can run code when loaded: they are never fetched
-        raise ModelLoadError(
-            f"model {info.model_id!r} publishes no safetensors weights at this revision; "
-            "only safetensors are loaded (pickled .bin weights can run code)"
-        )
-    return folder
+        return model_cache.used(cache_root(), converted_gguf_dir(info.model_id))
+    return model_cache.used(cache_root(), download(info, cache_root() / model_cache.HUB_DIR))
 
 
 def gguf_source(model_id: str) -> Path:
@@ -390,7 +362,7 @@ def gguf_source(model_id: str) -> Path:
     target = cache_root() / "gguf" / bundled.relpath
     if not target.exists():
         module = importlib.import_module(bundled.package)
-        with file_lock(target.with_suffix(".lock")):
+        with file_lock(model_cache.lock_path(target.parent)):
             if not target.exists():
                 tmp = target.with_name(target.name + f".tmp{os.getpid()}")
                 module.assemble(tmp, overwrite=True)
@@ -407,7 +379,7 @@ def converted_gguf_dir(model_id: str) -> Path:
     final = cache_root() / model_id.replace("/", "--")
     if (final / "config.json").exists():
         return final
-    with file_lock(cache_root() / f"{model_id.replace('/', '--')}.lock"):
+    with file_lock(model_cache.lock_path(final)):
         if (final / "config.json").exists():
             return final
         gguf = gguf_source(model_id)

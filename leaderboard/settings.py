@@ -7,6 +7,7 @@ Embedded default (no configuration): SQLite and a file-system Celery broker unde
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import secrets
 from pathlib import Path
@@ -68,6 +69,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "leaderboard.middleware.RequestBodyLimitMiddleware",  # before anything reads a body
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.gzip.GZipMiddleware",  # boards are large HTML; CSRF tokens are masked per request
@@ -199,6 +201,25 @@ SUBMISSIONS_PER_DAY = env_int("GLOSSA_SUBMISSIONS_PER_DAY", 5)
 RANK_BOOTSTRAP_REPLICATES = env_int("GLOSSA_RANK_BOOTSTRAP_REPLICATES", 200)
 # The ranking method boards show (leaderboard/ranking/methods/): euroeval-2024 or euroeval-2026.
 GLOSSA_RANKING_METHOD = os.environ.get("GLOSSA_RANKING_METHOD", "euroeval-2024")
+
+# --- abuse limits (issue 13.4): cheap requests must stay cheap ----------------------
+# Submit attempts that reach the Hub, per client and hour (services/ratelimit.py).
+LOOKUPS_PER_HOUR = env_int("GLOSSA_LOOKUPS_PER_HOUR", 20)
+# Reverse proxies whose X-Forwarded-For is believed (addresses or CIDRs; client_address.py).
+TRUSTED_PROXIES = env_list("GLOSSA_TRUSTED_PROXIES", [])
+for _proxy in TRUSTED_PROXIES:
+    try:
+        ipaddress.ip_network(_proxy, strict=False)
+    except ValueError as _exc:
+        raise ImproperlyConfigured(f"GLOSSA_TRUSTED_PROXIES: {_proxy!r} is not an address or network") from _exc
+# Request bodies: over the limit refused before they are read (leaderboard/middleware.py); no uploads.
+MAX_REQUEST_BYTES = env_int("GLOSSA_MAX_REQUEST_BYTES", 64 * 1024)  # the admin's: DATA_UPLOAD_MAX_MEMORY_SIZE
+# above every body limit: nothing is spooled to disk
+FILE_UPLOAD_MAX_MEMORY_SIZE = max(2 * 1024 * 1024, MAX_REQUEST_BYTES or 0, DATA_UPLOAD_MAX_MEMORY_SIZE)
+DATA_UPLOAD_MAX_NUMBER_FILES = 0
+# Models: refused at submission (Hub metadata) and again before download (evaluation/model_files.py).
+MAX_PARAMETERS = env_int("GLOSSA_MAX_PARAMETERS", None)
+MAX_DOWNLOAD_BYTES = env_int("GLOSSA_MAX_DOWNLOAD_BYTES", None)
 
 LOGGING = {
     "version": 1,

@@ -33,6 +33,7 @@ from django.utils import timezone
 from leaderboard.languages import GROUPS
 from leaderboard.models import AggregationRun, Leaderboard, LeaderboardEntry, LeaderboardRanking
 from leaderboard.ranking import RankingMethod, UnknownMethod, get_method
+from leaderboard.services import board_lock
 from leaderboard.services.board_compute import (  # noqa: F401  (re-exported)
     ComputedBoard,
     board_name,
@@ -107,6 +108,13 @@ def aggregate_group_board(
     return board, total, changed
 
 
+def _touched_codes(requested: list[str] | None, available: dict | None = None) -> set[str]:
+    """The boards an aggregation of ``requested`` writes (None: all, and the stored ones it may remove)."""
+    languages, groups = plan_boards(requested, available or {**board_datasets(), **suite_datasets()})
+    stored = set(Leaderboard.objects.values_list("code", flat=True)) if requested is None else set()
+    return set(languages) | set(groups) | stored
+
+
 def aggregate(
     boards: Iterable[str] | None = None,
     *,
@@ -133,25 +141,33 @@ def aggregate(
     )
     started = time.perf_counter()
     try:
-        available = {**board_datasets(), **suite_datasets()}
-        languages, groups = plan_boards(requested, available)
-        now = timezone.now()
-        computed: dict[str, ComputedBoard] = {}
-        total = changed = 0
-        for code in languages:
-            computed[code], n, c = aggregate_language_board(
-                code, available[code], method=method, replicates=replicates, now=now
-            )
-            total, changed = total + n, changed + c
-        for slug in groups:
-            members = [computed[m] for m in GROUPS[slug][1]]
-            computed[slug], n, c = aggregate_group_board(slug, members, method=method, now=now)
-            total, changed = total + n, changed + c
-        if requested is None:
-            with transaction.atomic():
-                stale = Leaderboard.objects.exclude(code__in=list(computed))
-                changed += LeaderboardEntry.objects.filter(leaderboard__in=stale).count()
-                stale.delete()
+        codes = _touched_codes(requested)
+        while True:  # read, compute and write under the boards' locks (board_lock.py)
+            with board_lock.hold(codes):
+                available = {**board_datasets(), **suite_datasets()}
+                languages, groups = plan_boards(requested, available)
+                touched = _touched_codes(requested, available)
+                if not touched <= codes:  # the data changed since planning: lock those boards too
+                    codes |= touched
+                    continue
+                now = timezone.now()
+                computed: dict[str, ComputedBoard] = {}
+                total = changed = 0
+                for code in languages:
+                    computed[code], n, c = aggregate_language_board(
+                        code, available[code], method=method, replicates=replicates, now=now
+                    )
+                    total, changed = total + n, changed + c
+                for slug in groups:
+                    members = [computed[m] for m in GROUPS[slug][1]]
+                    computed[slug], n, c = aggregate_group_board(slug, members, method=method, now=now)
+                    total, changed = total + n, changed + c
+                if requested is None:
+                    with transaction.atomic():
+                        stale = Leaderboard.objects.exclude(code__in=list(computed))
+                        changed += LeaderboardEntry.objects.filter(leaderboard__in=stale).count()
+                        stale.delete()
+            break
         run.boards = list(computed)
         run.entries_total = total
         run.entries_changed = changed

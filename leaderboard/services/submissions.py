@@ -1,9 +1,10 @@
 """Submissions: resolve a model, queue it once, cancel and re-queue.
 
-The order matters. A model that does not resolve is refused before anything is stored;
-a submission equal to one already pending, running or finished is not queued again (the
-database's partial unique constraint decides under concurrency); only a genuinely new
-submission takes a rate-limit slot; the Celery message is sent after the row commits.
+The order matters. The rate limit is the caller's first step (``views/submissions.py``,
+``services/ratelimit.py``: before any Hub call or write). A model that does not resolve is
+refused before anything is stored; a submission equal to one already pending, running or
+finished is not queued again (the database's partial unique constraint decides under
+concurrency); the Celery message is sent after the row commits.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from leaderboard.models import (
     Submission,
     SubmissionStatus,
 )
-from leaderboard.services import ratelimit
 
 logger = logging.getLogger(__name__)
 
@@ -147,6 +147,7 @@ def resolve(model_id: str, revision: str):
         raise SubmissionRefused(f"Model lookup failed in {_lookup_source()}: {exc}", code="lookup_failed") from None
     if not info.commit_sha:  # the engine always pins; never queue an unpinned revision
         raise SubmissionRefused(f"{model_id} at {revision!r} did not resolve to a commit.", code="revision")
+    _check_size(info)
     if info.requires_remote_code and not _remote_code_granted(info.model_id, info.commit_sha):
         raise SubmissionRefused(
             f"{model_id} at commit {info.commit_sha} needs to run its own Python code (trust_remote_code). Glossa "
@@ -155,6 +156,18 @@ def resolve(model_id: str, revision: str):
             code="remote_code",
         )
     return info
+
+
+def _check_size(info) -> None:
+    """This deployment's limits (``GLOSSA_MAX_PARAMETERS``, ``GLOSSA_MAX_DOWNLOAD_BYTES``) on the Hub's numbers."""
+    from evaluation.errors import ModelTooLarge
+    from evaluation.model_files import Limits
+
+    limits = Limits(settings.MAX_PARAMETERS or None, settings.MAX_DOWNLOAD_BYTES or None)
+    try:
+        limits.check(info.model_id, num_parameters=info.num_parameters, download_bytes=info.download_bytes)
+    except ModelTooLarge as exc:
+        raise SubmissionRefused(f"Model refused: {exc}.", code="too_large") from None
 
 
 def _remote_code_granted(model_id: str, commit_sha: str) -> bool:
@@ -214,7 +227,7 @@ def submit(
 
     The submission stores the revision as asked and the commit it resolved to; "equal" is the
     same model, commit and variant. Raises SubmissionRefused (model not found, revision refused,
-    remote code, no datasets, rate limit) before anything is stored.
+    remote code, no datasets) before anything is stored. Rate limits are the caller's.
     """
     info = resolve(model_id, revision)
     pinned = info.commit_sha
@@ -230,11 +243,6 @@ def submit(
             "There is no leaderboard dataset to evaluate for the chosen languages in this deployment.",
             code="no_datasets",
         )
-
-    exempt = bool(user is not None and getattr(user, "is_staff", False))
-    reservation = None if exempt else ratelimit.reserve(client_address)
-    if reservation is not None and not reservation.allowed:
-        raise SubmissionRefused(reservation.message, code="rate_limited")
 
     task_id = str(uuid.uuid4())
     try:
@@ -255,8 +263,6 @@ def submit(
             transaction.on_commit(lambda: enqueue(submission.pk, task_id))
     except IntegrityError:
         # Someone submitted the same model + commit + variant a moment ago: show theirs.
-        if reservation is not None:
-            ratelimit.release(client_address, reservation)
         existing = find_active(model, pinned, few_shot)
         if existing is None:  # it failed or was cancelled in between: let the person retry
             raise SubmissionRefused(

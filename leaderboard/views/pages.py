@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
 
 from leaderboard import charts, selectors
+from leaderboard.cache_keys import cache_key
 from leaderboard.models import Dataset
 from leaderboard.ranking import all_methods
 
@@ -43,9 +44,9 @@ def _sort_link(filters: selectors.BoardFilters, key: str) -> tuple[str, str]:
 
 
 def _board_scatter(data: selectors.Board):
-    """The board's scatter JSON, cached per board version and filter (sorting does not change it)."""
-    shown = urlencode([(k, v) for k, v in data.filters.as_query() if k not in ("sort", "dir")])
-    key = f"glossa:board-scatter:v1:{data.board.code}:{data.version}:{shown}"
+    """The board's scatter JSON, cached per board version and the set of rows it draws: every
+    filter (or search string) that shows the same rows shares one entry; sorting changes nothing."""
+    key = cache_key("board-scatter:v2", data.board.code, data.version, sorted(row["position"] for row in data.rows))
     return cache.get_or_set(key, lambda: charts.embed(charts.board_scatter(data.rows)), selectors.BOARD_CACHE_SECONDS)
 
 

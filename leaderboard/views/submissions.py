@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
+from leaderboard.client_address import client_address as find_client_address
 from leaderboard.forms import SubmissionForm
 from leaderboard.models import Submission, SubmissionStatus
+from leaderboard.services import ratelimit
 from leaderboard.services import submissions as service
 
 LIVE_STATUSES = (SubmissionStatus.PENDING, SubmissionStatus.RUNNING)
@@ -20,13 +23,14 @@ ERROR_FIELDS = {
     "not_found": "model_id",
     "remote_code": "model_id",
     "lookup_failed": "model_id",
+    "too_large": "model_id",
     "revision": "revision",
 }
 
 
 def client_address(request) -> str | None:
-    """REMOTE_ADDR: the address the server saw. (No proxy header is trusted.)"""
-    return request.META.get("REMOTE_ADDR") or None
+    """The client's address: REMOTE_ADDR, or the first hop left of ``GLOSSA_TRUSTED_PROXIES``."""
+    return find_client_address(request.META, settings.TRUSTED_PROXIES)
 
 
 @require_http_methods(["GET", "POST"])
@@ -35,33 +39,46 @@ def submit(request):
     form = SubmissionForm(request.POST or None, board_choices=choices)
     status = 200
     if request.method == "POST":
+        status = 400
         if form.is_valid():
-            data = form.cleaned_data
-            try:
-                outcome = service.submit(
-                    data["model_id"],
-                    revision=data["revision"],
-                    few_shot=data["few_shot"],
-                    languages=data["languages"],
-                    client_address=client_address(request),
-                    user=request.user,
-                )
-            except service.SubmissionRefused as exc:
-                form.add_error(ERROR_FIELDS.get(exc.code), str(exc))
-                status = 429 if exc.code == "rate_limited" else 400
+            address = client_address(request)
+            # The rate limit first: a refused attempt costs no Hub call and no row.
+            admission = ratelimit.admit(address, staff=request.user.is_staff)
+            if not admission.allowed:
+                form.add_error(None, admission.message)
+                status = 429
             else:
-                if outcome.created:
-                    messages.success(request, f"{outcome.submission.model.model_id} is queued for evaluation.")
-                else:
-                    messages.info(
-                        request,
-                        f"{outcome.submission.model.model_id} at this commit and variant was already submitted: "
-                        "here is that submission.",
-                    )
-                return redirect("submission-detail", pk=outcome.submission.pk)
-        else:
-            status = 400
+                outcome = _submit(request, form, address, admission)
+                if outcome is not None:
+                    return redirect("submission-detail", pk=outcome.submission.pk)
     return render(request, "submissions/submit.html", {"form": form, "has_boards": bool(choices)}, status=status)
+
+
+def _submit(request, form, address, admission):
+    """The service's outcome, or None with the refusal on the form; the slot goes back unless created."""
+    data = form.cleaned_data
+    outcome = None
+    try:
+        outcome = service.submit(
+            data["model_id"],
+            revision=data["revision"],
+            few_shot=data["few_shot"],
+            languages=data["languages"],
+            client_address=address,
+            user=request.user,
+        )
+    except service.SubmissionRefused as exc:
+        form.add_error(ERROR_FIELDS.get(exc.code), str(exc))
+        return None
+    finally:
+        if outcome is None or not outcome.created:
+            admission.not_created(address)
+    model_id = outcome.submission.model.model_id
+    if outcome.created:
+        messages.success(request, f"{model_id} is queued for evaluation.")
+    else:
+        messages.info(request, f"{model_id} at this commit and variant was already submitted: here is that submission.")
+    return outcome
 
 
 def _elapsed(submission: Submission) -> float | None:

@@ -27,6 +27,8 @@ REMOTE = "glossa-test/remote-code-toy"
 GATED = "glossa-test/gated-encoder"
 PICKLED = "glossa-test/bin-only"
 DECODER_BERT = "glossa-test/bert-decoder"
+SUBFOLDERS = "glossa-test/weights-in-subfolders"
+DECODER_BERT_SAFE = "glossa-test/bert-decoder-with-weights"
 
 REMOTE_CODE_REPO = {
     "config.json": json.dumps(
@@ -58,12 +60,21 @@ GATED_REPO = {
         {"architectures": ["BertForMaskedLM"], "model_type": "bert", "vocab_size": 100, "max_position_embeddings": 128}
     ),
     "README.md": "---\nlicense: other\nextra_gated_prompt: Accept the licence to get the files\n---\n",
+    "model.safetensors": safetensors_bytes({"w": np.zeros((2, 2), dtype=np.float32)}),
 }
 
 
 PICKLED_REPO = {  # weights only as a pickle, which can run code when loaded
     "config.json": json.dumps({"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": 10}),
     "pytorch_model.bin": b"not a real pickle",
+}
+# Root weights plus copies in subfolders (as repos with onnx/, fp16/ or checkpoint folders have).
+SUBFOLDERS_REPO = {
+    "config.json": json.dumps({"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": 10}),
+    "model.safetensors": safetensors_bytes({"w": np.zeros((4, 4), dtype=np.float32)}),
+    "fp16/model.safetensors": safetensors_bytes({"w": np.zeros((4, 4), dtype=np.float16)}),
+    "checkpoint-500/model.safetensors": safetensors_bytes({"w": np.ones((4, 4), dtype=np.float32)}),
+    "onnx/config.json": "{}",
 }
 # A BERT used as a decoder: config.json says is_decoder; the Hub's short config does not carry it.
 DECODER_BERT_REPO = {
@@ -99,6 +110,11 @@ def hub(minilm_dir):
         server.add_repo(GATED, GATED_REPO, gated=True)
         server.add_repo(PICKLED, PICKLED_REPO)
         server.add_repo(DECODER_BERT, DECODER_BERT_REPO)
+        server.add_repo(SUBFOLDERS, SUBFOLDERS_REPO)
+        server.add_repo(
+            DECODER_BERT_SAFE,
+            {**DECODER_BERT_REPO, "model.safetensors": safetensors_bytes({"w": np.zeros((8, 8), dtype=np.float32)})},
+        )
         yield server
 
 
@@ -208,9 +224,10 @@ def test_local_weights_downloads_the_resolved_commit(hub, call, minilm_dir):
         {(r.kind, r.revision) for r in hub.requests}
     )
     assert ("GET", "model.safetensors") in {(r.method, r.path) for r in file_requests}
-    for name in ("model.safetensors", "vocab.txt", "tokenizer.json", "tokenizer_config.json", "1_Pooling/config.json"):
+    for name in ("model.safetensors", "vocab.txt", "tokenizer.json", "tokenizer_config.json"):
         assert filecmp.cmp(folder / name, minilm_dir / name, shallow=False), name
     assert not (folder / "README.md").exists()  # only weights, configs and tokenizer files are fetched
+    assert not (folder / "1_Pooling").exists()  # ... at the repository's root
 
     config = AutoConfig.from_pretrained(folder)
     assert config.model_type == "bert" and config.vocab_size == 30522 and config.hidden_size == 384
@@ -320,3 +337,38 @@ def test_transformers_offline_is_offline_too(tmp_path, monkeypatch):
     assert models.hub_offline()
     with pytest.raises(ModelNotFound, match="offline"):
         models.resolve_model(MINILM)
+
+
+def test_only_root_files_are_downloaded_and_counted(hub, call):
+    info = ok(call(resolve(SUBFOLDERS))[0])
+    root = [p for p in SUBFOLDERS_REPO if "/" not in p]
+    assert info["download_bytes"] == sum(len(SUBFOLDERS_REPO[p]) for p in root)
+    hub.clear_log()
+    folder = Path(ok(call(local_weights(info))[0]))
+    assert sorted(p.name for p in folder.iterdir()) == ["config.json", "model.safetensors"]
+    fetched = {r.path for r in hub.requests if r.kind == "resolve"}
+    assert fetched == {"config.json", "model.safetensors"}, fetched
+    assert folder.parent.parent.parent.name == "hub"  # in the model cache, under its size budget
+
+
+def test_download_limit_is_checked_before_any_weights_are_fetched(hub, tmp_path):
+    info = ok(run_calls(hub.endpoint, tmp_path / "hf-home", [resolve(SUBFOLDERS)])[0])
+    hub.clear_log()
+    [outcome] = run_calls(
+        hub.endpoint, tmp_path / "hf-home", [local_weights(info)], env={"GLOSSA_MAX_DOWNLOAD_BYTES": "100"}
+    )
+    assert outcome["error"] == "ModelTooLarge" and "at most 100 bytes per model" in outcome["message"], outcome
+    assert not [r for r in hub.requests if r.kind == "resolve"]  # not a byte of the files
+
+
+def test_the_model_cache_budget_evicts_the_least_recently_used(hub, tmp_path):
+    home = tmp_path / "hf-home"
+    infos = [ok(o) for o in run_calls(hub.endpoint, home, [resolve(SUBFOLDERS), resolve(DECODER_BERT_SAFE)])]
+    assert min(i["download_bytes"] for i in infos) > 150
+    budget = {"GLOSSA_MODEL_CACHE_BYTES": str(max(i["download_bytes"] for i in infos) + 100)}
+    first, second = (Path(ok(o)) for o in run_calls(hub.endpoint, home, [local_weights(i) for i in infos], env=budget))
+    assert second.exists() and not first.exists()  # only one fits: the older use went
+    cache = home / "glossa" / "hub"
+    assert sorted(p.name for p in cache.iterdir() if p.is_dir() and p.name.startswith("models--")) == [
+        "models--" + DECODER_BERT_SAFE.replace("/", "--")
+    ]

@@ -7,7 +7,8 @@ Written against huggingface_hub 2.4 (``hf_api.py``, ``file_download.py``,
 
 * ``GET /api/models/{org}/{name}/revision/{rev}`` (and without ``/revision/...``): model info
   JSON with ``sha``, ``config`` (the subset of config.json the Hub shows, with
-  ``tokenizer_config``), ``cardData`` (README front matter), ``siblings``, ``safetensors``
+  ``tokenizer_config``), ``cardData`` (README front matter), ``siblings`` (with each file's
+  ``size`` when asked ``?blobs=true``, as ``files_metadata=True`` does), ``safetensors``
   (parameter counts read from the safetensors headers) and ``gated``.
 * ``GET /api/models/{org}/{name}/tree/{rev}[/{path}]?recursive=...``: the file listing, one page.
 * ``HEAD``/``GET /{org}/{name}/resolve/{rev}/{path}``: the file, with ``X-Repo-Commit``,
@@ -308,7 +309,8 @@ class _Handler(BaseHTTPRequestHandler):
             repo_id = f"{parts[2]}/{parts[3]}"
             rest = parts[4:]
             if not rest or (len(rest) == 2 and rest[0] == "revision"):
-                return self._model_info(repo_id, rest[1] if rest else "main", head)
+                blobs = query.get("blobs", [""])[0].lower() == "true"  # files_metadata=True
+                return self._model_info(repo_id, rest[1] if rest else "main", head, blobs=blobs)
             if rest == ["refs"]:
                 return self._refs(repo_id, "include_prs" in query, head)
             if len(rest) == 2 and rest[0] == "commits":
@@ -386,7 +388,7 @@ class _Handler(BaseHTTPRequestHandler):
         ]
         self._send_json(200, payload, head, HubRequest(self.command, "commits", repo_id, revision, None, 200))
 
-    def _model_info(self, repo_id: str, revision: str, head: bool) -> None:
+    def _model_info(self, repo_id: str, revision: str, head: bool, *, blobs: bool = False) -> None:
         repo, commit = self._commit_or_error("model_info", repo_id, revision, head)
         if commit is None:
             return
@@ -412,7 +414,9 @@ class _Handler(BaseHTTPRequestHandler):
             "tags": [],
             "config": config or None,
             "cardData": _card_data(commit),
-            "siblings": [{"rfilename": path} for path in sorted(commit.files)],
+            "siblings": [
+                {"rfilename": path, **({"size": commit.size(path)} if blobs else {})} for path in sorted(commit.files)
+            ],
             "safetensors": _safetensors_params(commit),
         }
         info = {key: value for key, value in info.items() if value is not None}
