@@ -406,6 +406,29 @@ class LeaderboardRanking(models.Model):
         return f"{self.leaderboard_id} under {self.method} v{self.method_version}"
 
 
+class BoardSnapshot(models.Model):
+    """A board as one aggregation left it (``services/snapshots.py``): kept whenever the
+    board's entries, method or inputs changed, so any past board can be viewed, exported and
+    compared with the next. ``entries`` is a list of ``{model, name, few_shot,
+    validation_split, position, rank, rank_score, ci, commit, scores: {dataset: mean}}``
+    (model ids, not row keys, so a snapshot outlives the rows it was computed from)."""
+
+    leaderboard = models.ForeignKey(Leaderboard, on_delete=models.CASCADE, related_name="snapshots")
+    taken_at = models.DateTimeField()
+    method = models.CharField(max_length=40)
+    method_version = models.CharField(max_length=20)
+    inputs_digest = models.CharField(max_length=32, blank=True)
+    datasets = models.JSONField(default=list, blank=True)
+    entries = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["leaderboard", "-taken_at", "-pk"]
+        indexes = [models.Index(fields=["leaderboard", "-taken_at"], name="snapshot_board_time")]
+
+    def __str__(self) -> str:
+        return f"{self.leaderboard_id} at {self.taken_at:%Y-%m-%d %H:%M} ({self.method} v{self.method_version})"
+
+
 class AggregationRun(models.Model):
     """Audit: who re-ran which boards, when, how long it took and what changed."""
 

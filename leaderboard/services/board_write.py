@@ -11,6 +11,7 @@ import io
 import numpy as np
 
 from leaderboard.models import Leaderboard, LeaderboardEntry, LeaderboardRanking
+from leaderboard.services import snapshots
 from leaderboard.services.board_compute import ComputedBoard, _finite
 from leaderboard.services.board_data import EntryKey
 
@@ -83,6 +84,7 @@ def write_board(board: ComputedBoard, now) -> tuple[int, int]:
             setattr(lb, f, v)
         lb.generated_at = now
         lb.save()
+        snapshots.record(lb, wanted, now)
     return len(wanted), changed
 
 

@@ -14,9 +14,9 @@ Built from the cached ``Leaderboard`` / ``LeaderboardEntry`` rows, so pages, the
 
 from __future__ import annotations
 
-import csv
 import io
 
+from leaderboard import csv_safe
 from leaderboard.models import LanguageModel, Leaderboard
 from leaderboard.ranking import entry_display_name
 from leaderboard.services.method_view import apply_ranking, method_info, ranking_for
@@ -136,7 +136,7 @@ def leaderboard_csv(code: str, method: str | None = None) -> str:
         header += [f"{b}_rank_score" for b in doc.get("boards", [])]
     header += ["method", "method_version"]
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
+    writer = csv_safe.writer(buf, lineterminator="\n")
     writer.writerow(header)
     for position, e in enumerate(doc["entries"], start=1):
         ci = e["rank_score_ci"] or [None, None]

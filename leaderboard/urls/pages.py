@@ -1,7 +1,7 @@
 from django.urls import path
 from django.views.generic import RedirectView
 
-from leaderboard.views import pages
+from leaderboard.views import history, pages
 
 urlpatterns = [
     path("", pages.home, name="home"),
@@ -9,6 +9,8 @@ urlpatterns = [
     path("leaderboards/", RedirectView.as_view(pattern_name="home", permanent=False)),
     path("leaderboards/<str:code>/", pages.board, name="board"),
     path("leaderboards/<str:code>/export.<str:fmt>", pages.board_export, name="board-export"),
+    path("leaderboards/<str:code>/history/", history.board_history, name="board-history"),
+    path("leaderboards/<str:code>/history/<int:pk>/", history.board_snapshot, name="board-snapshot"),
     path("models/<path:model_id>/", pages.model, name="model"),
     # <path:>: a dataset stored under a name with a slash (before names were validated) keeps its page.
     path("datasets/<path:name>/", pages.dataset, name="dataset"),

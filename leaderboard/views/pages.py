@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 from urllib.parse import urlencode
 
 from django.conf import settings
@@ -11,7 +10,7 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
 
-from leaderboard import charts, selectors
+from leaderboard import charts, csv_safe, selectors, snapshot_selectors
 from leaderboard.cache_keys import cache_key
 from leaderboard.models import Dataset
 from leaderboard.ranking import all_methods
@@ -106,6 +105,7 @@ def board(request, code: str):
         "shot_options": [("", "All")] + list(selectors.SHOTS.items()),
         "export_query": query,
         "scatter": _board_scatter(data),
+        "history": snapshot_selectors.latest_changes(code) if data.method.get("name") == data.board.method else None,
     }
     return render(request, "leaderboard/board.html", context)
 
@@ -124,7 +124,7 @@ def board_export(request, code: str, fmt: str):
     else:
         response = HttpResponse(content_type="text/csv; charset=utf-8")
         header, rows = selectors.board_export_rows(data)
-        writer = csv.writer(response)
+        writer = csv_safe.writer(response)
         writer.writerow(header)
         writer.writerows(rows)
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
