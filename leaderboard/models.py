@@ -228,6 +228,12 @@ class Submission(models.Model):
     submitted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     celery_task_id = models.CharField(max_length=64, blank=True)
     attempts = models.PositiveIntegerField(default=0)
+    stage = models.CharField(
+        max_length=200, blank=True, help_text="What the worker was doing last (loading the model, evaluating X)."
+    )
+    heartbeat_at = models.DateTimeField(
+        null=True, blank=True, help_text="Written by the worker while it holds the submission (services/reaper.py)."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -7,9 +7,11 @@ Embedded default (no configuration): SQLite and a file-system Celery broker unde
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import os
 import secrets
+import tempfile
 from pathlib import Path
 
 import dj_database_url
@@ -41,12 +43,26 @@ def env_list(name: str, default: list[str]) -> list[str]:
 
 
 def _local_secret_key() -> str:
-    """A stable per-checkout key for the embedded default; production sets SECRET_KEY."""
+    """A stable per-checkout key for the embedded default; production sets SECRET_KEY.
+
+    Written once, readable by its owner only (0600), atomically: the key goes to a private
+    temporary file that is then hard-linked into place, which fails if another process
+    (the site and the workers start together) got there first; everyone then reads the
+    one key that won."""
     key_file = VAR_DIR / "secret_key"
     try:
         VAR_DIR.mkdir(parents=True, exist_ok=True)
         if not key_file.exists():
-            key_file.write_text(secrets.token_urlsafe(50))
+            fd, tmp = tempfile.mkstemp(dir=VAR_DIR, prefix=".secret_key.")  # mode 0600
+            try:
+                with os.fdopen(fd, "w") as handle:
+                    handle.write(secrets.token_urlsafe(50))
+                with contextlib.suppress(FileExistsError):  # another process won: use its key
+                    os.link(tmp, key_file)
+            finally:
+                os.unlink(tmp)
+        if key_file.stat().st_mode & 0o077:  # a key file from before: make it private
+            key_file.chmod(0o600)
         return key_file.read_text().strip()
     except OSError as exc:  # read-only deployments must set SECRET_KEY
         raise ImproperlyConfigured("Set SECRET_KEY in the environment.") from exc
@@ -140,6 +156,7 @@ SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", SECURE_SSL_REDIRECT)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0) or 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_SECONDS > 0
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)  # a commitment: opt in explicitly
 if env_bool("BEHIND_TLS_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
@@ -175,6 +192,7 @@ CELERY_TASK_ROUTES = {
     "leaderboard.tasks.evaluate_submission": {"queue": "gpu"},
     "leaderboard.tasks.aggregate_language": {"queue": "default"},
     "leaderboard.tasks.aggregate_boards": {"queue": "default"},
+    "leaderboard.tasks.reap_submissions": {"queue": "default"},
 }
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -185,6 +203,23 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 GLOSSA_EVAL_SOFT_TIME_LIMIT = env_int("GLOSSA_EVAL_SOFT_TIME_LIMIT", 4 * 3600)
 GLOSSA_EVAL_TIME_LIMIT = env_int("GLOSSA_EVAL_TIME_LIMIT", 4 * 3600 + 600)
+# Faults (services/reaper.py): a submission whose worker died this many times is FAILED; the
+# worker writes a heartbeat every GLOSSA_HEARTBEAT_SECONDS; the reaper (Celery beat, every
+# GLOSSA_REAPER_INTERVAL seconds) takes back RUNNING work without a heartbeat for
+# GLOSSA_HEARTBEAT_TIMEOUT seconds and PENDING work whose message is in no queue for
+# GLOSSA_PENDING_TIMEOUT seconds.
+GLOSSA_MAX_ATTEMPTS = max(1, env_int("GLOSSA_MAX_ATTEMPTS", 3))
+GLOSSA_HEARTBEAT_SECONDS = max(1, env_int("GLOSSA_HEARTBEAT_SECONDS", 30))
+GLOSSA_HEARTBEAT_TIMEOUT = max(2, env_int("GLOSSA_HEARTBEAT_TIMEOUT", 300))
+GLOSSA_PENDING_TIMEOUT = max(1, env_int("GLOSSA_PENDING_TIMEOUT", 600))
+GLOSSA_REAPER_INTERVAL = max(5, env_int("GLOSSA_REAPER_INTERVAL", 60))
+CELERY_BEAT_SCHEDULE = {
+    "reap-submissions": {
+        "task": "leaderboard.tasks.reap_submissions",
+        "schedule": float(GLOSSA_REAPER_INTERVAL),
+        "options": {"queue": "default", "expires": float(GLOSSA_REAPER_INTERVAL)},
+    }
+}
 
 # --- Glossa ------------------------------------------------------------------------
 # The repository carries its data (data/NOTICE.md): dataset folders and result records.

@@ -15,6 +15,10 @@ GPU_WORKER=$!
 "$BIN/celery" -A leaderboard worker -Q default --concurrency 1 -n default@%h \
   --loglevel INFO --logfile var/log/worker-default.log &
 DEFAULT_WORKER=$!
-trap 'kill $GPU_WORKER $DEFAULT_WORKER 2>/dev/null; wait' EXIT INT TERM
+# Celery beat: the reaper (services/reaper.py) every GLOSSA_REAPER_INTERVAL seconds.
+"$BIN/celery" -A leaderboard beat --schedule var/celerybeat-schedule --loglevel INFO \
+  --logfile var/log/beat.log &
+BEAT=$!
+trap 'kill $GPU_WORKER $DEFAULT_WORKER $BEAT 2>/dev/null; wait' EXIT INT TERM
 echo "Glossa on http://127.0.0.1:$PORT/  (workers log to var/log/)"
 "$BIN/gunicorn" leaderboard.wsgi --bind "127.0.0.1:$PORT" --workers 2 --timeout 60 --access-logfile -

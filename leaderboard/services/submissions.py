@@ -327,6 +327,8 @@ def requeue(submission: Submission) -> Submission:
                 log_excerpt="",
                 finished_at=None,
                 celery_task_id=task_id,
+                attempts=0,  # an administrator's decision to try again: the retry budget starts over
+                heartbeat_at=None,
             )
             if updated:
                 transaction.on_commit(lambda: enqueue(submission.pk, task_id))

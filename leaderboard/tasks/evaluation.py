@@ -22,7 +22,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from leaderboard.models import Submission, SubmissionStatus
+from leaderboard.services import reaper
 from leaderboard.services import submissions as submission_service
+from leaderboard.services.heartbeat import Heartbeat
 
 logger = logging.getLogger("leaderboard.tasks.evaluation")
 
@@ -139,21 +141,29 @@ def _start(submission_id: int, task_id: str) -> Submission | None:
                 task_id,
             )
             return None
+        if reaper.refuse_another_attempt(submission):  # its worker died GLOSSA_MAX_ATTEMPTS times
+            return None
         if submission.status == SubmissionStatus.RUNNING:
             logger.info("submission %s was interrupted; resuming after its finished datasets", submission_id)
         submission.status = SubmissionStatus.RUNNING
         submission.started_at = submission.started_at or timezone.now()
         submission.attempts += 1
+        submission.stage = "loading the model"
+        submission.heartbeat_at = timezone.now()
         submission.progress = {**submission.progress, "_worker": f"{socket.gethostname()}:{os.getpid()}"}
-        submission.save(update_fields=["status", "started_at", "attempts", "progress", "updated_at"])
+        submission.save(
+            update_fields=["status", "started_at", "attempts", "stage", "heartbeat_at", "progress", "updated_at"]
+        )
         return submission
 
 
 def _set_progress(submission_id: int, dataset: str, state: dict) -> None:
     with transaction.atomic():
-        submission = Submission.objects.select_for_update().only("progress").get(pk=submission_id)
+        submission = Submission.objects.select_for_update().only("progress", "stage").get(pk=submission_id)
         submission.progress = {**submission.progress, dataset: state}
-        submission.save(update_fields=["progress", "updated_at"])
+        if state.get("state") == "running":
+            submission.stage = f"evaluating {dataset}"[:200]
+        submission.save(update_fields=["progress", "stage", "updated_at"])
 
 
 def run_submission(submission_id: int, task_id: str = "") -> str:
@@ -225,14 +235,15 @@ def run_submission(submission_id: int, task_id: str = "") -> str:
             _set_progress(submission_id, dataset, {"state": "failed", "note": reason})
 
         if todo:
-            evaluate_model(
-                submission.model.model_id,
-                todo,
-                _evaluation_settings(submission),
-                on_record=on_record,
-                on_progress=on_progress,
-                on_dataset_error=on_dataset_error,
-            )
+            with Heartbeat(submission_id):
+                evaluate_model(
+                    submission.model.model_id,
+                    todo,
+                    _evaluation_settings(submission),
+                    on_record=on_record,
+                    on_progress=on_progress,
+                    on_dataset_error=on_dataset_error,
+                )
         if failed and len(failed) == len(todo):
             raise EvaluationError("no dataset could be evaluated: " + "; ".join(failed.values()))
         finished = Submission.objects.filter(pk=submission_id, status=SubmissionStatus.RUNNING).update(

@@ -1,0 +1,154 @@
+"""Bounded retries and the reaper (services/reaper.py, services/heartbeat.py) on real
+PostgreSQL and the real Redis broker: what is taken back, what is failed and why, and
+what is left alone. The worker-level faults (a pool process killed at every attempt, a
+whole worker killed mid-dataset) are in test_chaos.py."""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from leaderboard.celery import app
+from leaderboard.models import LanguageModel, Submission, SubmissionStatus
+from leaderboard.services import submissions as service
+from leaderboard.services.broker_probe import queued_task_ids
+from leaderboard.services.heartbeat import Heartbeat
+from leaderboard.services.reaper import reap
+from leaderboard.tasks.evaluation import run_submission
+
+from .conftest import SMOL
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def model():
+    return LanguageModel.objects.create(model_id=SMOL)
+
+
+def age(submission: Submission, seconds: float, **fields) -> None:
+    """Make a row look ``seconds`` old (updated_at is auto_now, so write it with update())."""
+    when = timezone.now() - timedelta(seconds=seconds)
+    Submission.objects.filter(pk=submission.pk).update(updated_at=when, **fields)
+
+
+def gpu_ids(broker) -> list[str]:
+    return [json.loads(m)["headers"]["id"] for m in broker.lrange("gpu", 0, -1)]
+
+
+def test_a_running_submission_without_heartbeat_is_queued_again(
+    model, empty_gpu_queue, settings, django_capture_on_commit_callbacks
+):
+    settings.GLOSSA_HEARTBEAT_TIMEOUT = 60
+    stale = Submission.objects.create(
+        model=model, status=SubmissionStatus.RUNNING, attempts=1, celery_task_id="old", stage="evaluating scala-da"
+    )
+    age(stale, 120, heartbeat_at=timezone.now() - timedelta(seconds=120))
+    alive = Submission.objects.create(
+        model=model, few_shot=False, status=SubmissionStatus.RUNNING, attempts=1, celery_task_id="alive"
+    )
+    age(alive, 120, heartbeat_at=timezone.now() - timedelta(seconds=5))
+
+    with django_capture_on_commit_callbacks(execute=True):
+        report = reap()
+    assert report.requeued == [stale.pk] and report.failed == []
+    stale.refresh_from_db()
+    alive.refresh_from_db()
+    assert stale.status == SubmissionStatus.PENDING and stale.celery_task_id not in ("old", "")
+    assert stale.heartbeat_at is None and stale.attempts == 1
+    assert gpu_ids(empty_gpu_queue) == [stale.celery_task_id]  # really on the broker
+    assert alive.status == SubmissionStatus.RUNNING and alive.celery_task_id == "alive"
+    # the old message, should it come back, is ignored: the submission runs only its current task id
+    assert run_submission(stale.pk, task_id="old") == "skipped"
+    assert reap().requeued == []  # nothing left to take back
+
+
+def test_after_the_last_attempt_the_reaper_fails_it_with_a_reason_and_frees_it(model, empty_gpu_queue, settings):
+    settings.GLOSSA_HEARTBEAT_TIMEOUT = 60
+    settings.GLOSSA_MAX_ATTEMPTS = 3
+    stuck = Submission.objects.create(
+        model=model,
+        commit_sha="c" * 40,
+        status=SubmissionStatus.RUNNING,
+        attempts=3,
+        celery_task_id="t",
+        stage="evaluating scala-da",
+    )
+    age(stuck, 600)  # never wrote a heartbeat
+    assert reap().failed == [stuck.pk]
+    stuck.refresh_from_db()
+    assert stuck.status == SubmissionStatus.FAILED
+    assert stuck.failure_reason.startswith("The worker stopped responding 3 times while evaluating scala-da;")
+    assert gpu_ids(empty_gpu_queue) == []
+    assert service.find_active(model, "c" * 40, True) is None  # it can be submitted again
+
+
+def test_a_pending_submission_whose_message_is_lost_is_queued_again(
+    model, empty_gpu_queue, settings, django_capture_on_commit_callbacks
+):
+    settings.GLOSSA_PENDING_TIMEOUT = 60
+    lost = Submission.objects.create(model=model, celery_task_id="lost-task")
+    age(lost, 120)
+    waiting = Submission.objects.create(model=model, few_shot=False, celery_task_id="waiting-task")
+    service.enqueue(waiting.pk, "waiting-task")
+    age(waiting, 120)
+    fresh = Submission.objects.create(model=model, commit_sha="f" * 40, celery_task_id="fresh-task")
+    assert queued_task_ids("gpu") == {"waiting-task"}
+
+    with django_capture_on_commit_callbacks(execute=True):
+        report = reap()
+    assert report.requeued == [lost.pk]
+    lost.refresh_from_db()
+    assert lost.status == SubmissionStatus.PENDING and lost.celery_task_id != "lost-task"
+    assert set(gpu_ids(empty_gpu_queue)) == {"waiting-task", lost.celery_task_id}
+    fresh.refresh_from_db()
+    assert fresh.celery_task_id == "fresh-task"  # too young to judge
+    # a message delivered but not acknowledged (Redis' unacked hash) still counts as held
+    empty_gpu_queue.hset("unacked", "tag", json.dumps([{"headers": {"id": fresh.celery_task_id}}, "", "gpu"]))
+    try:
+        assert "fresh-task" in queued_task_ids("gpu")
+    finally:
+        empty_gpu_queue.hdel("unacked", "tag")
+
+
+def test_a_delivery_after_the_last_attempt_fails_instead_of_starting(model, settings):
+    settings.GLOSSA_MAX_ATTEMPTS = 2
+    submission = Submission.objects.create(
+        model=model, status=SubmissionStatus.RUNNING, attempts=2, celery_task_id="t", stage="loading the model"
+    )
+    assert run_submission(submission.pk, task_id="t") == "skipped"
+    submission.refresh_from_db()
+    assert submission.status == SubmissionStatus.FAILED and submission.attempts == 2
+    assert submission.failure_reason.startswith("The worker died 2 times while loading the model;")
+    assert "may not fit" in submission.failure_reason
+
+
+def test_an_admin_requeue_restores_the_retry_budget(model, empty_gpu_queue):
+    failed = Submission.objects.create(model=model, status=SubmissionStatus.FAILED, attempts=3, celery_task_id="t")
+    service.requeue(failed)
+    failed.refresh_from_db()
+    assert failed.status == SubmissionStatus.PENDING and failed.attempts == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_heartbeat_is_written_while_the_block_runs(model):
+    submission = Submission.objects.create(model=model, status=SubmissionStatus.RUNNING)
+    with Heartbeat(submission.pk, interval=0.2):
+        first = Submission.objects.get(pk=submission.pk).heartbeat_at
+        assert first is not None
+        time.sleep(0.7)
+        later = Submission.objects.get(pk=submission.pk).heartbeat_at
+    assert later > first
+    time.sleep(0.4)  # stopped: no more writes
+    assert Submission.objects.get(pk=submission.pk).heartbeat_at == later
+
+
+def test_beat_runs_the_reaper_on_the_default_queue(settings):
+    entry = app.conf.beat_schedule["reap-submissions"]
+    assert entry["task"] == "leaderboard.tasks.reap_submissions" in app.tasks
+    assert entry["schedule"] == float(settings.GLOSSA_REAPER_INTERVAL)
+    assert app.amqp.router.route({}, "leaderboard.tasks.reap_submissions")["queue"].name == "default"
