@@ -12,6 +12,7 @@ from django.views.decorators.http import require_http_methods
 from leaderboard.client_address import client_address as find_client_address
 from leaderboard.forms import SubmissionForm
 from leaderboard.models import Submission, SubmissionStatus
+from leaderboard.public_text import public_reason
 from leaderboard.services import ratelimit
 from leaderboard.services import submissions as service
 
@@ -110,7 +111,7 @@ def _datasets(submission: Submission) -> list[dict]:
     return rows
 
 
-def _as_json(submission: Submission) -> dict:
+def _as_json(submission: Submission, staff: bool = False) -> dict:
     return {
         "id": submission.pk,
         "model": submission.model.model_id,
@@ -127,8 +128,9 @@ def _as_json(submission: Submission) -> dict:
         "created_at": submission.created_at.isoformat(),
         "started_at": submission.started_at.isoformat() if submission.started_at else None,
         "finished_at": submission.finished_at.isoformat() if submission.finished_at else None,
-        "failure_reason": submission.failure_reason,
-        "log_excerpt": submission.log_excerpt if submission.status == SubmissionStatus.FAILED else "",
+        # the public reads a sanitised reason; the worker's log is for staff only
+        "failure_reason": submission.failure_reason if staff else public_reason(submission.failure_reason),
+        "log_excerpt": submission.log_excerpt if staff and submission.status == SubmissionStatus.FAILED else "",
     }
 
 
@@ -143,13 +145,14 @@ def detail(request, pk: int):
         "live": live,
         "refresh_seconds": REFRESH_SECONDS,
         "boards": boards,
+        "staff": request.user.is_staff,
     }
     return render(request, "submissions/detail.html", context)
 
 
 def detail_json(request, pk: int):
     submission = get_object_or_404(Submission.objects.select_related("model"), pk=pk)
-    response = JsonResponse(_as_json(submission))
+    response = JsonResponse(_as_json(submission, staff=request.user.is_staff))
     response["Cache-Control"] = "no-store"
     return response
 

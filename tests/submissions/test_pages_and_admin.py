@@ -6,6 +6,9 @@ import itertools
 from datetime import timedelta
 
 import pytest
+from bs4 import BeautifulSoup
+from django.contrib.auth.models import User
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
@@ -61,9 +64,30 @@ def test_failed_submission_explains_itself_escaped(client, model):
     html = client.get(reverse("submission-detail", args=[sub.pk])).content.decode()
     assert "http-equiv" not in html  # no refresh once it is over
     assert "could not load the weights of &lt;b&gt;org/model&lt;/b&gt;" in html
-    assert "ERROR &lt;img src=x onerror=alert(1)&gt;" in html and "<img" not in html
+    assert "ERROR" not in html and "log-excerpt" not in html  # the worker's log is for staff only
     data = client.get(reverse("submission-json", args=[sub.pk])).json()
-    assert data["failure_reason"].startswith("could not load") and "ERROR" in data["log_excerpt"]
+    assert data["failure_reason"].startswith("could not load") and data["log_excerpt"] == ""
+    staff_client = Client()
+    staff_client.force_login(User.objects.create_user("staff", is_staff=True))
+    html = staff_client.get(reverse("submission-detail", args=[sub.pk])).content.decode()
+    assert "ERROR &lt;img src=x onerror=alert(1)&gt;" in html and "<img" not in html
+    assert "ERROR" in staff_client.get(reverse("submission-json", args=[sub.pk])).json()["log_excerpt"]
+
+
+def test_public_failure_reasons_hide_the_machines_insides(client, model):
+    reason = (
+        'Internal error (OperationalError: connection to server at "db.internal" (10.0.3.4), port 5432 failed; '
+        "while reading /home/glossa/.cache/glossa/models/org--m/config.json from http://minio.svc.cluster.local:9000/b "
+        "on worker gpu-3:12345). See https://huggingface.co/org/model."
+    )
+    sub = make(model, status=SubmissionStatus.FAILED, finished_at=timezone.now(), failure_reason=reason)
+    for url in (reverse("submission-detail", args=[sub.pk]), reverse("queue"), reverse("model", args=[model.model_id])):
+        text = BeautifulSoup(client.get(url).content, "html.parser").get_text(" ")
+        for secret in ("db.internal", "10.0.3.4", "/home/glossa", "minio", "gpu-3"):
+            assert secret not in text, (url, secret)
+    public = client.get(reverse("submission-json", args=[sub.pk])).json()["failure_reason"]
+    assert public.startswith("Internal error (OperationalError: connection to server at")
+    assert "[path]/config.json" in public and "https://huggingface.co/org/model" in public
 
 
 def test_queue_lists_every_state(client, model):
