@@ -87,6 +87,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "leaderboard.middleware.RequestBodyLimitMiddleware",  # before anything reads a body
     "django.middleware.security.SecurityMiddleware",
+    "leaderboard.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.gzip.GZipMiddleware",  # boards are large HTML; CSRF tokens are masked per request
     "django.contrib.sessions.middleware.SessionMiddleware",

@@ -90,8 +90,11 @@ def test_shared_results_boards_filter_sort_and_download(live_server, page):
     page.screenshot(path=str(ARTIFACTS / "home.png"), full_page=True)
 
     for code in ("scandinavian", "sv", "no", "da"):
-        page.goto(f"{live_server.url}/leaderboards/{code}/")
+        response = page.goto(f"{live_server.url}/leaderboards/{code}/")
+        assert "script-src 'self'" in response.headers["content-security-policy"]
         page.wait_for_selector("#scatter-chart[data-rendered=true]", timeout=20_000)
+        # Plotly drew under the Content-Security-Policy (a violation would be a console error)
+        assert page.locator("#scatter-chart svg.main-svg").count() >= 1
         ranked = page.locator("#board-table tbody.ranked tr")
         assert ranked.count() > 20
         assert page.locator("#board-table tbody.ranked tr").first.locator("td.c-rank").inner_text() == "1"

@@ -255,3 +255,24 @@ def test_embed_cannot_close_its_script_element():
     text = str(charts.embed(go.Figure(go.Scatter(x=[1], y=[2], text=["</script><b>&"]))))
     assert "</script>" not in text and "<b>" not in text and "&" not in text
     assert json.loads(text)["data"][0]["text"] == ["</script><b>&"]
+
+
+def test_every_page_carries_a_content_security_policy(client, db):
+    for url in ("/", "/methodology/", "/submit/", "/queue/", "/admin/login/", "/no-such-page/"):
+        policy = client.get(url).headers.get("Content-Security-Policy", "")
+        assert "default-src 'self'" in policy and "script-src 'self'" in policy, url
+        assert "'unsafe-inline'" not in policy.split("script-src", 1)[1].split(";", 1)[0]
+        assert "frame-ancestors 'none'" in policy and "object-src 'none'" in policy
+
+
+def test_no_template_has_an_inline_script_or_event_handler():
+    from pathlib import Path
+
+    from bs4 import BeautifulSoup
+
+    for path in (Path(__file__).resolve().parents[2] / "templates").rglob("*.html"):
+        soup = BeautifulSoup(path.read_text(), "html.parser")
+        for script in soup.find_all("script"):
+            assert script.get("src") or script.get("type") == "application/json", (path.name, str(script)[:80])
+        for tag in soup.find_all(True):
+            assert not [a for a in tag.attrs if a.lower().startswith("on")], (path.name, tag.name)
