@@ -241,6 +241,11 @@ class Submission(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        # Admin actions beyond editing (leaderboard/admin/submissions.py): granted explicitly.
+        permissions = [
+            ("requeue_submission", "Can re-queue a failed or cancelled submission"),
+            ("cancel_submission", "Can cancel a pending or running submission"),
+        ]
         constraints = [
             # The same model + commit + variant is queued once while pending, running or finished.
             models.UniqueConstraint(
@@ -341,6 +346,7 @@ class Leaderboard(models.Model):
 
     class Meta:
         ordering = ["kind", "name"]
+        permissions = [("reaggregate_leaderboard", "Can re-run the aggregation of leaderboards")]
 
     def __str__(self) -> str:
         return self.name

@@ -45,18 +45,25 @@ class ReaggregatesOnChange:
                 enqueue_aggregation(self, request, codes)
 
 
-@admin.action(description="Re-run aggregation for the selected boards")
+class ReaggregatePermission:
+    """Aggregation actions need ``leaderboard.reaggregate_leaderboard``, not just access."""
+
+    def has_reaggregate_permission(self, request) -> bool:
+        return request.user.has_perm("leaderboard.reaggregate_leaderboard")
+
+
+@admin.action(description="Re-run aggregation for the selected boards", permissions=["reaggregate"])
 def rerun_board_aggregation(modeladmin, request, queryset):
     enqueue_aggregation(modeladmin, request, list(queryset.values_list("code", flat=True)))
 
 
-@admin.action(description="Re-run aggregation for the selected languages' boards")
+@admin.action(description="Re-run aggregation for the selected languages' boards", permissions=["reaggregate"])
 def rerun_language_aggregation(modeladmin, request, queryset):
     enqueue_aggregation(modeladmin, request, list(queryset.values_list("board", flat=True)))
 
 
 @admin.register(Language)
-class LanguageAdmin(admin.ModelAdmin):
+class LanguageAdmin(ReaggregatePermission, admin.ModelAdmin):
     list_display = ("code", "name", "board")
     search_fields = ("code", "name")
     actions = [rerun_language_aggregation]
@@ -70,11 +77,13 @@ def _method_action(name: str):
         enqueue_aggregation(modeladmin, request, list(queryset.values_list("code", flat=True)), name)
 
     action.__name__ = f"rerun_with_{name.replace('-', '_')}"
-    return admin.action(description=f"Re-run aggregation with ranking method {name}")(action)
+    return admin.action(description=f"Re-run aggregation with ranking method {name}", permissions=["reaggregate"])(
+        action
+    )
 
 
 @admin.register(Leaderboard)
-class LeaderboardAdmin(admin.ModelAdmin):
+class LeaderboardAdmin(ReaggregatePermission, admin.ModelAdmin):
     list_display = ("code", "name", "kind", "method", "method_version", "num_entries", "generated_at")
     list_filter = ("kind", "method")
     readonly_fields = ("generated_at", "method", "method_version", "inputs_digest")

@@ -34,7 +34,13 @@ class SubmissionAdmin(admin.ModelAdmin):
     )
     actions = ["requeue_submissions", "cancel_submissions"]
 
-    @admin.action(description="Re-queue the selected failed or cancelled submissions")
+    def has_requeue_permission(self, request) -> bool:
+        return request.user.has_perm("leaderboard.requeue_submission")
+
+    def has_cancel_permission(self, request) -> bool:
+        return request.user.has_perm("leaderboard.cancel_submission")
+
+    @admin.action(description="Re-queue the selected failed or cancelled submissions", permissions=["requeue"])
     def requeue_submissions(self, request, queryset):
         done, refused = 0, []
         for submission in queryset:
@@ -48,7 +54,7 @@ class SubmissionAdmin(admin.ModelAdmin):
         for line in refused:
             self.message_user(request, line, messages.WARNING)
 
-    @admin.action(description="Cancel the selected pending or running submissions")
+    @admin.action(description="Cancel the selected pending or running submissions", permissions=["cancel"])
     def cancel_submissions(self, request, queryset):
         cancelled = sum(1 for submission in queryset if service.cancel(submission))
         skipped = queryset.count() - cancelled

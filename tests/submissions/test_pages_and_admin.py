@@ -141,3 +141,54 @@ def test_admin_requeue_refuses_when_an_equal_submission_is_active(admin_client, 
     assert "already pending, running or finished" in response.content.decode()
     failed.refresh_from_db()
     assert failed.status == SubmissionStatus.FAILED
+
+
+def staff_with(*codenames: str) -> Client:
+    """A signed-in staff member holding exactly these permissions (``app.codename``)."""
+    from django.contrib.auth.models import Permission
+
+    user = User.objects.create_user(f"staff-{len(codenames)}-{'-'.join(codenames)[:60]}", is_staff=True)
+    for name in codenames:
+        app_label, codename = name.split(".")
+        user.user_permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=codename))
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_admin_actions_need_their_own_permission(model, empty_gpu_queue, django_capture_on_commit_callbacks):
+    running = make(model, status=SubmissionStatus.RUNNING, celery_task_id="task-1")
+    failed = make(model, revision="v2", status=SubmissionStatus.FAILED, commit_sha="f" * 40)
+    viewer = staff_with("leaderboard.view_submission", "leaderboard.change_submission", "leaderboard.view_leaderboard")
+    changelist = viewer.get(reverse("admin:leaderboard_submission_changelist")).content.decode()
+    assert "cancel_submissions" not in changelist and "requeue_submissions" not in changelist
+    for action, row in (("cancel_submissions", running), ("requeue_submissions", failed)):
+        response = admin_action(viewer, action, row)  # refused: the action is not offered to this user
+        assert response.status_code == 200
+        assert "submission(s)." not in response.content.decode()  # no "Cancelled 1 / Re-queued 1 submission(s)."
+    running.refresh_from_db()
+    failed.refresh_from_db()
+    assert running.status == SubmissionStatus.RUNNING and failed.status == SubmissionStatus.FAILED
+    assert empty_gpu_queue.llen("gpu") == 0
+
+    operator = staff_with(
+        "leaderboard.view_submission", "leaderboard.cancel_submission", "leaderboard.requeue_submission"
+    )
+    assert "Cancelled 1 submission(s)." in admin_action(operator, "cancel_submissions", running).content.decode()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert "Re-queued 1" in admin_action(operator, "requeue_submissions", failed).content.decode()
+    assert empty_gpu_queue.llen("gpu") == 1
+
+
+def test_reaggregation_needs_its_own_permission(db, empty_gpu_queue):
+    from leaderboard.models import Leaderboard
+
+    Leaderboard.objects.create(code="da", name="Danish", kind="language")
+    url = reverse("admin:leaderboard_leaderboard_changelist")
+    post = {"action": "rerun_board_aggregation", "_selected_action": ["da"]}
+    viewer = staff_with("leaderboard.view_leaderboard")
+    assert "queued" not in viewer.post(url, post, follow=True).content.decode()
+    assert empty_gpu_queue.llen("default") == 0
+    operator = staff_with("leaderboard.view_leaderboard", "leaderboard.reaggregate_leaderboard")
+    assert "Aggregation of da queued" in operator.post(url, post, follow=True).content.decode()
+    assert empty_gpu_queue.llen("default") == 1
