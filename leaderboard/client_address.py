@@ -67,3 +67,10 @@ def rate_key(address: str | None) -> str:
     if isinstance(parsed, ipaddress.IPv6Address):
         return str(ipaddress.IPv6Network((parsed, 64), strict=False))
     return str(parsed)
+
+
+def axes_client_ip(request) -> str | None:
+    """django-axes' client address (``AXES_CLIENT_IP_CALLABLE``): the same as the rate limit's."""
+    from django.conf import settings
+
+    return client_address(request.META, settings.TRUSTED_PROXIES)

@@ -192,3 +192,19 @@ def test_reaggregation_needs_its_own_permission(db, empty_gpu_queue):
     operator = staff_with("leaderboard.view_leaderboard", "leaderboard.reaggregate_leaderboard")
     assert "Aggregation of da queued" in operator.post(url, post, follow=True).content.decode()
     assert empty_gpu_queue.llen("default") == 1
+
+
+def test_admin_login_is_throttled_after_five_failures(db):
+    User.objects.create_user("boss", password="right-password", is_staff=True)
+    url = reverse("admin:login")
+
+    def attempt(password: str, address: str = "203.0.113.7"):
+        return Client(REMOTE_ADDR=address).post(url, {"username": "boss", "password": password, "next": "/admin/"})
+
+    for _ in range(4):
+        assert attempt("wrong").status_code == 200  # the form again, with an error
+    assert attempt("wrong").status_code == 429  # the 5th failure locks the username at this address
+    locked = attempt("right-password")  # then even the right password is refused
+    assert locked.status_code == 429 and "_auth_user_id" not in locked.client.session
+    # another address is not locked out of its own attempts
+    assert attempt("right-password", address="198.51.100.9").status_code == 302
