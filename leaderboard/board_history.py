@@ -77,7 +77,8 @@ class Changes:
             "added": [brief(e) for e in self.added],
             "removed": [brief(e) for e in self.removed],
             "moved": [
-                {**brief(m.entry), "rank_before": m.before.get("rank"), "reasons": m.reasons} for m in self.moved
+                {**brief(m.entry), "rank_before": m.before.get("rank"), "direction": m.direction, "reasons": m.reasons}
+                for m in self.moved
             ],
             "board_reasons": self.board_reasons,
         }

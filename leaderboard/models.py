@@ -343,6 +343,9 @@ class Leaderboard(models.Model):
     inputs_digest = models.CharField(
         max_length=32, blank=True, help_text="Identity of the scores the entries were computed from."
     )
+    changes = models.JSONField(
+        default=dict, blank=True, help_text="What changed since the previous snapshot, and why (services/snapshots.py)."
+    )
 
     class Meta:
         ordering = ["kind", "name"]

@@ -4,7 +4,7 @@ list, and one past board as a page or an export. The diff itself is pure
 
 from __future__ import annotations
 
-from leaderboard.board_history import Changes, changes
+from leaderboard.board_history import changes
 from leaderboard.models import BoardSnapshot
 
 HISTORY_PAGE = 30
@@ -22,15 +22,6 @@ def as_dict(snapshot: BoardSnapshot) -> dict:
         "datasets": snapshot.datasets,
         "entries": snapshot.entries,
     }
-
-
-def latest_changes(code: str) -> tuple[BoardSnapshot, Changes] | None:
-    """(the previous snapshot, what changed since it) for a board with two or more."""
-    latest = list(BoardSnapshot.objects.filter(leaderboard_id=code)[:2])
-    if len(latest) < 2:
-        return None
-    current, previous = latest
-    return previous, changes(as_dict(previous), as_dict(current))
 
 
 def history(code: str, page: int = 1) -> list[dict]:

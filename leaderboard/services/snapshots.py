@@ -5,6 +5,7 @@ the board's transaction and lock, so snapshots are in the order the boards were 
 
 from __future__ import annotations
 
+from leaderboard.board_history import changes
 from leaderboard.models import BoardSnapshot, LanguageModel, Leaderboard
 from leaderboard.ranking import entry_display_name
 
@@ -52,7 +53,7 @@ def record(lb: Leaderboard, values: dict[tuple, dict], now) -> BoardSnapshot | N
     latest = BoardSnapshot.objects.filter(leaderboard=lb).first()
     if latest is not None and _same(latest, lb, entries):
         return None
-    return BoardSnapshot.objects.create(
+    snapshot = BoardSnapshot.objects.create(
         leaderboard=lb,
         taken_at=now,
         method=lb.method,
@@ -61,3 +62,15 @@ def record(lb: Leaderboard, values: dict[tuple, dict], now) -> BoardSnapshot | N
         datasets=lb.datasets,
         entries=entries,
     )
+    # What the board page says changed: computed once here, read with the board's own row.
+    if latest is None:
+        lb.changes = {}
+    else:
+        diff = changes(snapshot_dict(latest), snapshot_dict(snapshot))
+        lb.changes = {"since": latest.taken_at.isoformat(), "previous": latest.pk, **diff.as_json()}
+    lb.save(update_fields=["changes"])
+    return snapshot
+
+
+def snapshot_dict(snapshot: BoardSnapshot) -> dict:
+    return {"method": snapshot.method, "method_version": snapshot.method_version, "entries": snapshot.entries}

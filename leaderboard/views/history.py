@@ -51,7 +51,11 @@ def board_snapshot(request, code: str, pk: int):
         raise Http404("Exports are ?format=json or ?format=csv.")
     else:
         before = snapshot_selectors.previous(snapshot)
-        diff = changes(snapshot_selectors.as_dict(before), snapshot_selectors.as_dict(snapshot)) if before else None
+        diff = (
+            changes(snapshot_selectors.as_dict(before), snapshot_selectors.as_dict(snapshot)).as_json()
+            if before
+            else None
+        )
         names = [d.get("name") for d in snapshot.datasets]
         entries = [dict(e, cells=[(e.get("scores") or {}).get(n) for n in names]) for e in snapshot.entries]
         return render(

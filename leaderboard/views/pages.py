@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from urllib.parse import urlencode
 
 from django.conf import settings
@@ -10,7 +11,7 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
 
-from leaderboard import charts, csv_safe, selectors, snapshot_selectors
+from leaderboard import charts, csv_safe, selectors
 from leaderboard.cache_keys import cache_key
 from leaderboard.models import Dataset
 from leaderboard.ranking import all_methods
@@ -67,6 +68,19 @@ def methodology(request):
     )
 
 
+def _board_changes(data: selectors.Board) -> dict | None:
+    """What changed on the board since its previous snapshot (stored on the board's row by
+    services/snapshots.py), when the board is shown under its own method."""
+    changes = getattr(data.board, "changes", None)
+    if not changes or data.method.get("name") != data.board.method:
+        return None
+    try:
+        since = datetime.fromisoformat(changes["since"])
+    except (KeyError, TypeError, ValueError):
+        since = None
+    return {**changes, "since": since}
+
+
 @require_safe
 def board(request, code: str):
     filters = selectors.BoardFilters.from_query(request.GET)
@@ -105,7 +119,7 @@ def board(request, code: str):
         "shot_options": [("", "All")] + list(selectors.SHOTS.items()),
         "export_query": query,
         "scatter": _board_scatter(data),
-        "history": snapshot_selectors.latest_changes(code) if data.method.get("name") == data.board.method else None,
+        "changes": _board_changes(data),
     }
     return render(request, "leaderboard/board.html", context)
 
