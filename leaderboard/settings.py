@@ -228,6 +228,7 @@ GLOSSA_HEARTBEAT_SECONDS = max(1, env_int("GLOSSA_HEARTBEAT_SECONDS", 30))
 GLOSSA_HEARTBEAT_TIMEOUT = max(2, env_int("GLOSSA_HEARTBEAT_TIMEOUT", 300))
 GLOSSA_PENDING_TIMEOUT = max(1, env_int("GLOSSA_PENDING_TIMEOUT", 600))
 GLOSSA_REAPER_INTERVAL = max(5, env_int("GLOSSA_REAPER_INTERVAL", 60))
+GLOSSA_DB_RETRY_SECONDS = max(0, env_int("GLOSSA_DB_RETRY_SECONDS", 300))  # services/db_retry.py
 CELERY_BEAT_SCHEDULE = {
     "reap-submissions": {
         "task": "leaderboard.tasks.reap_submissions",

@@ -24,6 +24,7 @@ from django.utils import timezone
 from leaderboard.models import Submission, SubmissionStatus
 from leaderboard.services import reaper
 from leaderboard.services import submissions as submission_service
+from leaderboard.services.db_retry import best_effort, with_db_retry
 from leaderboard.services.heartbeat import Heartbeat
 
 logger = logging.getLogger("leaderboard.tasks.evaluation")
@@ -174,7 +175,7 @@ def run_submission(submission_id: int, task_id: str = "") -> str:
     root = logging.getLogger()
     root.addHandler(log)
     try:
-        submission = _start(submission_id, task_id)
+        submission = with_db_retry(lambda: _start(submission_id, task_id), "starting the submission")
         if submission is None:
             return "skipped"
         from evaluation.runner import evaluate_model
@@ -206,11 +207,18 @@ def run_submission(submission_id: int, task_id: str = "") -> str:
             if now - last_write[0] < PROGRESS_WRITE_INTERVAL and done_units < total_units:
                 return
             last_write[0] = now
-            _set_progress(submission_id, dataset, {"state": "running", "done": done_units, "total": total_units})
+            state = {"state": "running", "done": done_units, "total": total_units}
+            best_effort(lambda: _set_progress(submission_id, dataset, state), f"writing the progress of {dataset}")
 
         def on_record(record: dict) -> None:
             name = record.get("dataset")
             record = _as_submitted(record, submission)
+            with_db_retry(lambda: store(name, record), f"storing the scores of {name}")
+            logger.info("submission %s: stored %s", submission_id, name)
+            if with_db_retry(lambda: _is_cancelled(submission_id), "checking for a cancellation"):
+                raise Cancelled()
+
+        def store(name: str, record: dict) -> None:
             with transaction.atomic():
                 current = Submission.objects.select_for_update().get(pk=submission_id)
                 if current.status != SubmissionStatus.RUNNING:
@@ -223,16 +231,14 @@ def run_submission(submission_id: int, task_id: str = "") -> str:
                     if not key.startswith("_") and isinstance(value, dict) and value.get("state") == "done"
                 )
                 current.save(update_fields=["progress", "datasets_done", "updated_at"])
-            logger.info("submission %s: stored %s", submission_id, name)
-            if _is_cancelled(submission_id):
-                raise Cancelled()
 
         failed: dict[str, str] = {}
 
         def on_dataset_error(dataset: str, reason: str) -> None:  # this dataset fails, the others go on
             failed[dataset] = reason
             logger.error("submission %s: %s cannot be evaluated: %s", submission_id, dataset, reason)
-            _set_progress(submission_id, dataset, {"state": "failed", "note": reason})
+            failure = {"state": "failed", "note": reason}
+            with_db_retry(lambda: _set_progress(submission_id, dataset, failure), f"recording that {dataset} failed")
 
         if todo:
             with Heartbeat(submission_id):
@@ -246,8 +252,11 @@ def run_submission(submission_id: int, task_id: str = "") -> str:
                 )
         if failed and len(failed) == len(todo):
             raise EvaluationError("no dataset could be evaluated: " + "; ".join(failed.values()))
-        finished = Submission.objects.filter(pk=submission_id, status=SubmissionStatus.RUNNING).update(
-            status=SubmissionStatus.FINISHED, finished_at=timezone.now(), failure_reason="", log_excerpt=log.text()
+        finished = with_db_retry(
+            lambda: Submission.objects.filter(pk=submission_id, status=SubmissionStatus.RUNNING).update(
+                status=SubmissionStatus.FINISHED, finished_at=timezone.now(), failure_reason="", log_excerpt=log.text()
+            ),
+            "marking the submission finished",
         )
         if not finished:
             return "cancelled"

@@ -125,3 +125,46 @@ def test_redis_restarting_mid_evaluation_loses_no_result(danish, workers):
     # the worker reconnected: it still takes new work
     again = service.submit(SMOL, few_shot=True, languages=["da"]).submission.pk
     wait_for(lambda: Submission.objects.get(pk=again).status != SubmissionStatus.PENDING, 120, "a new task", worker)
+
+
+def postgres_cluster() -> list[str] | None:
+    """``pg_ctlcluster VERSION main`` for the local PostgreSQL, or None if it is managed otherwise."""
+    import shutil
+    from pathlib import Path
+
+    versions = sorted(Path("/etc/postgresql").glob("*/main")) if Path("/etc/postgresql").is_dir() else []
+    if not versions or not shutil.which("pg_ctlcluster"):
+        return None
+    return ["pg_ctlcluster", "--skip-systemctl-redirect", versions[-1].parent.name, "main"]
+
+
+def test_postgresql_restarting_during_a_result_write_loses_nothing(danish, workers):
+    """PostgreSQL goes down while the worker evaluates, so the dataset's record meets no
+    database; the worker keeps the record, tries again, and stores it once PostgreSQL is
+    back: the submission finishes with every score exactly once."""
+    import subprocess
+
+    from django.db import connection
+
+    cluster = postgres_cluster()
+    if cluster is None:
+        pytest.skip("PostgreSQL is not a local pg_ctlcluster cluster here")
+    worker = workers(GLOSSA_DB_RETRY_SECONDS="180")
+    pk = service.submit(SMOL, few_shot=False, languages=["da"]).submission.pk
+    wait_for(lambda: Submission.objects.get(pk=pk).datasets_done >= 1, 240, "the first dataset", worker, 0.1)
+    connection.close()
+    subprocess.run([*cluster, "stop", "-m", "fast"], check=True, timeout=60)
+    try:
+        wait_for(lambda: "database unavailable while storing the scores of" in worker.text(), 240, "a write", worker)
+    finally:
+        subprocess.run([*cluster, "start"], check=True, timeout=60)
+        for _ in range(60):
+            if subprocess.run(["pg_isready", "-q", "-h", "127.0.0.1"], check=False).returncode == 0:
+                break
+            time.sleep(0.5)
+        connection.close()
+    wait_for(lambda: finished_or_failed(pk), 240, "the submission to finish", worker)
+    submission = Submission.objects.get(pk=pk)
+    assert submission.status == SubmissionStatus.FINISHED, (submission.failure_reason, submission.log_excerpt)
+    assert submission.attempts == 1  # the same delivery rode it out
+    assert_scores_complete(submission)
