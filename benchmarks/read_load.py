@@ -35,7 +35,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 BIN = ROOT / ".venv" / "bin"
 PATHS = {
-    "board page": ["/leaderboards/da/", "/leaderboards/da-suite/", "/leaderboards/sv/", "/leaderboards/nb/"],
+    "board page": ["/leaderboards/da/", "/leaderboards/da-suite/", "/leaderboards/sv/", "/leaderboards/no/"],
     "filtered board": ["/leaderboards/da/?q=gpt&sort=rank", "/leaderboards/sv/?size=small"],
     "JSON API": ["/api/leaderboards/da.json", "/api/leaderboards/da-suite.json", "/api/leaderboards/sv.json"],
     "home": ["/"],
@@ -79,17 +79,20 @@ def reader(base: str, stop: float, samples: list, lock: threading.Lock, offset: 
                 samples.append((kind, status, elapsed))
 
 
-def aggregator(env: dict, stop: float, runs: list) -> None:
+def aggregator(env: dict, stop: float, runs: list, every: float, nice: list[str]) -> None:
     while time.monotonic() < stop:
         started = time.perf_counter()
         result = subprocess.run(
-            [str(BIN / "python"), "manage.py", "aggregate", "-l", "da", "-l", "sv", "-l", "nb", "-l", "da-suite"],
+            nice
+            + [str(BIN / "python"), "manage.py", "aggregate"]
+            + ["-l", "da", "-l", "sv", "-l", "nb", "-l", "da-suite"],
             cwd=ROOT,
             env=env,
             capture_output=True,
             text=True,
         )
         runs.append((result.returncode, time.perf_counter() - started, result.stderr[-300:]))
+        time.sleep(max(0.0, every - (time.perf_counter() - started)))
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -103,6 +106,10 @@ def main() -> int:
     parser.add_argument("--seconds", type=int, default=120)
     parser.add_argument("--workers", type=int, default=3, help="gunicorn worker processes")
     parser.add_argument("--skip-load", action="store_true", help="the database already holds the data")
+    parser.add_argument("--aggregate-every", type=float, default=10.0, help="seconds between aggregation starts")
+    parser.add_argument(
+        "--nice", type=int, default=10, help="niceness of the workers and aggregations (0: as the web server)"
+    )
     args = parser.parse_args()
     for name in ("DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL"):
         if not os.environ.get(name):
@@ -145,10 +152,12 @@ def main() -> int:
             stderr=subprocess.DEVNULL,
         )
     ]
+    nice = ["nice", "-n", str(args.nice)] if args.nice else []
     for queue in ("gpu", "default"):
         processes.append(
             subprocess.Popen(
-                [str(BIN / "celery"), "-A", "leaderboard", "worker", "-Q", queue, "--concurrency", "1"]
+                nice
+                + [str(BIN / "celery"), "-A", "leaderboard", "worker", "-Q", queue, "--concurrency", "1"]
                 + ["--prefetch-multiplier", "1", "-n", f"bench-{queue}@%h", "--loglevel", "INFO"]
                 + ["--logfile", str(logs / f"read-load-{queue}.log")],
                 cwd=ROOT,
@@ -165,9 +174,10 @@ def main() -> int:
                 time.sleep(0.2)
         else:
             sys.exit("gunicorn did not start")
-        outcome = submissions.submit("HuggingFaceTB/SmolLM2-135M-Instruct", languages=["da-suite"])
+        outcome = submissions.submit("HuggingFaceTB/SmolLM2-135M-Instruct", languages=["da"])
         submission = outcome.submission
-        print(f"submission {submission.pk} ({'new' if outcome.created else 'existing'}) for SmolLM2 on da-suite")
+        created = "new" if outcome.created else "existing"
+        print(f"submission {submission.pk} ({created}) for SmolLM2 on the Danish suite")
         time.sleep(5)  # let the worker pick it up
 
         samples: list = []
@@ -178,7 +188,9 @@ def main() -> int:
             threading.Thread(target=reader, args=(base, stop, samples, lock, i), daemon=True)
             for i in range(args.readers)
         ]
-        threads.append(threading.Thread(target=aggregator, args=(env, stop, runs), daemon=True))
+        threads.append(
+            threading.Thread(target=aggregator, args=(env, stop, runs, args.aggregate_every, nice), daemon=True)
+        )
         started = time.perf_counter()
         for thread in threads:
             thread.start()
@@ -203,7 +215,8 @@ def main() -> int:
     every = [elapsed for _kind, _status, elapsed in samples]
     print(
         f"{len(samples)} requests from {args.readers} readers in {wall:.0f} s ({len(samples) / wall:.1f} req/s), "
-        f"gunicorn workers: {args.workers}"
+        f"gunicorn workers: {args.workers}; workers and aggregations at nice {args.nice}, "
+        f"an aggregation started every {args.aggregate_every:.0f} s"
     )
     print(f"statuses: {dict(statuses)}; errors: {errors}")
     print(

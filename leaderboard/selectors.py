@@ -412,6 +412,11 @@ def sort_rows(rows: list[dict], key: str, direction: str) -> list[dict]:
 BOARD_CACHE_SECONDS = 24 * 3600
 
 
+def board_version(board: Leaderboard) -> str:
+    """The board's version (public): what its cached pages and documents are keyed by."""
+    return _board_version(board)
+
+
 def _board_version(board: Leaderboard) -> str:
     """Changes whenever the board, one of its entries or one of its models changes."""
     latest = LeaderboardEntry.objects.filter(leaderboard=board).aggregate(

@@ -9,10 +9,11 @@ export GLOSSA_ITERATIONS="${GLOSSA_ITERATIONS:-3}"
 export GLOSSA_TEST_LIMIT="${GLOSSA_TEST_LIMIT:-32}"
 export GLOSSA_MAX_TRAIN_STEPS="${GLOSSA_MAX_TRAIN_STEPS:-20}"
 mkdir -p var/log
-"$BIN/celery" -A leaderboard worker -Q gpu --concurrency 1 --prefetch-multiplier 1 -n gpu@%h \
+# The workers yield the CPU to the site (nice 10): on one machine, readers come first.
+nice -n 10 "$BIN/celery" -A leaderboard worker -Q gpu --concurrency 1 --prefetch-multiplier 1 -n gpu@%h \
   --loglevel INFO --logfile var/log/worker-gpu.log &
 GPU_WORKER=$!
-"$BIN/celery" -A leaderboard worker -Q default --concurrency 1 -n default@%h \
+nice -n 10 "$BIN/celery" -A leaderboard worker -Q default --concurrency 1 -n default@%h \
   --loglevel INFO --logfile var/log/worker-default.log &
 DEFAULT_WORKER=$!
 # Celery beat: the reaper (services/reaper.py) every GLOSSA_REAPER_INTERVAL seconds.
