@@ -6,7 +6,7 @@ datasets (:func:`rank_language_board`); rank: 1 + the number of entries signific
 better by a paired, seed-free contrast test (:mod:`leaderboard.ranking.contrast`; version 1
 used dense groups of overlapping intervals, :func:`significance_groups`, whose numbers moved
 with the bootstrap seed). EuroEval published boards with this method until 2026-05-29;
-``tests/ranking/test_published_boards.py`` reproduces their rank scores.
+``tests/ranking/test_published_board_reproduction.py`` reproduces their rank scores.
 """
 
 from __future__ import annotations
