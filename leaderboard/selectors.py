@@ -499,15 +499,18 @@ def filter_rows(rows: list[dict], filters: BoardFilters) -> list[dict]:
     ]
 
 
-def get_board(code: str, filters: BoardFilters | None = None) -> Board | None:
-    """The cached board ``code`` with its entries, filtered and sorted; None when no such board."""
-    board = Leaderboard.objects.filter(code=code).first()
+def get_board(
+    code: str, filters: BoardFilters | None = None, *, board: Leaderboard | None = None, version: str | None = None
+) -> Board | None:
+    """The cached board ``code`` with its entries, filtered and sorted; None when no such board.
+    ``board`` and ``version``: the caller's already-read row and :func:`board_version`."""
+    board = board if board is not None else Leaderboard.objects.filter(code=code).first()
     if board is None:
         return None
     filters = filters or BoardFilters()
     ranking = ranking_for(board, filters.method)
     languages, tasks, datasets = board_columns(board)
-    version = _board_version(board)
+    version = version or _board_version(board)
     result = Board(
         board=board,
         filters=filters,

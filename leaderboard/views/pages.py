@@ -11,9 +11,9 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
 
-from leaderboard import charts, csv_safe, selectors
+from leaderboard import charts, csv_safe, response_cache, selectors
 from leaderboard.cache_keys import cache_key
-from leaderboard.models import Dataset
+from leaderboard.models import Dataset, Leaderboard
 from leaderboard.ranking import all_methods
 
 FIXED_COLUMNS = [
@@ -84,7 +84,18 @@ def _board_changes(data: selectors.Board) -> dict | None:
 @require_safe
 def board(request, code: str):
     filters = selectors.BoardFilters.from_query(request.GET)
-    data = selectors.get_board(code, filters)
+    row = Leaderboard.objects.filter(code=code).first()
+    if row is None:
+        raise Http404(f"No leaderboard {code!r}.")
+    version = selectors.board_version(row)
+    build = lambda: _board_page(request, code, filters, row, version)  # noqa: E731
+    if filters.method and filters.method != row.method:  # another method's stored ranking: not cached here
+        return build()
+    return response_cache.cached(request, "board-page", (code, version, filters.as_query()), build)
+
+
+def _board_page(request, code: str, filters: selectors.BoardFilters, row: Leaderboard, version: str):
+    data = selectors.get_board(code, filters, board=row, version=version)
     if data is None:
         raise Http404(f"No leaderboard {code!r}.")
     fixed = []

@@ -1,0 +1,55 @@
+"""Whole responses cached for anonymous readers, keyed by what they are computed from.
+
+A board page or a board's JSON document is the same for every anonymous reader of one
+board version (``selectors.board_version``: the board, its entries and their models)
+and one set of validated filters. The first reader renders it; the body is kept with a
+gzip-compressed copy, so later readers cost two small queries and a cache read, and no
+compression (``GZipMiddleware`` leaves a response that already has a Content-Encoding
+alone). Signed-in users and requests carrying flash messages are never served from or
+into the cache: their pages differ.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Callable
+
+from django.contrib.messages import get_messages
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse
+from django.utils.cache import patch_vary_headers
+
+from leaderboard.cache_keys import cache_key
+
+TTL = 600  # seconds; a new board version is a new key anyway
+
+
+def _personal(request: HttpRequest) -> bool:
+    user = getattr(request, "user", None)
+    return bool(user is not None and user.is_authenticated) or len(get_messages(request)) > 0
+
+
+def _respond(request: HttpRequest, entry: dict) -> HttpResponse:
+    if "gzip" in request.META.get("HTTP_ACCEPT_ENCODING", "").lower():
+        response = HttpResponse(entry["gzip"], content_type=entry["type"])
+        response["Content-Encoding"] = "gzip"
+    else:
+        response = HttpResponse(entry["body"], content_type=entry["type"])
+    patch_vary_headers(response, ["Accept-Encoding"])
+    return response
+
+
+def cached(request: HttpRequest, namespace: str, parts: tuple, build: Callable[[], HttpResponse]) -> HttpResponse:
+    """``build()``'s response, from the cache when an equal one was built for these ``parts``."""
+    if _personal(request):
+        return build()
+    key = cache_key(f"response:{namespace}", *parts)
+    entry = cache.get(key)
+    if not isinstance(entry, dict) or not {"type", "body", "gzip"} <= entry.keys():
+        response = build()
+        if response.status_code != 200 or response.streaming or response.has_header("Content-Encoding"):
+            return response
+        body = response.content
+        entry = {"type": response["Content-Type"], "body": body, "gzip": gzip.compress(body, compresslevel=6, mtime=0)}
+        cache.set(key, entry, TTL)
+    return _respond(request, entry)
