@@ -152,3 +152,15 @@ def test_beat_runs_the_reaper_on_the_default_queue(settings):
     assert entry["task"] == "leaderboard.tasks.reap_submissions" in app.tasks
     assert entry["schedule"] == float(settings.GLOSSA_REAPER_INTERVAL)
     assert app.amqp.router.route({}, "leaderboard.tasks.reap_submissions")["queue"].name == "default"
+
+
+def test_the_file_system_broker_is_read_too(tmp_path, settings):
+    """The embedded default (`make demo`) queues in files: ``<time>_<uuid>.<queue>.msg``."""
+    settings.CELERY_BROKER_URL = "filesystem://"
+    settings.CELERY_BROKER_TRANSPORT_OPTIONS = {"data_folder_in": str(tmp_path)}
+    (tmp_path / "1_a.gpu.msg").write_text(json.dumps({"headers": {"id": "gpu-task"}, "body": ""}))
+    (tmp_path / "2_b.default.msg").write_text(json.dumps({"headers": {"id": "default-task"}}))
+    (tmp_path / "3_c.gpu.msg").write_text("not json")
+    assert queued_task_ids("gpu") == {"gpu-task"}
+    settings.CELERY_BROKER_URL = "amqp://elsewhere"
+    assert queued_task_ids("gpu") is None  # unknown brokers: the reaper leaves PENDING work alone
