@@ -1,8 +1,10 @@
 """Time a leaderboard page with 500 entries × 10 datasets (median of N requests).
 
-Builds the board in a scratch database (Django's test database machinery, suffix
-``pages_bench``, destroyed afterwards) and requests it with Django's test Client, so the
-numbers cover the whole view: queries, selector, template and the Plotly figure.
+Builds the board in a scratch database (Django's test database machinery, destroyed
+afterwards) the way the product does: models, dataset versions, evaluations and their
+iteration scores, then the real aggregation (``services.aggregation.aggregate``). It
+requests the board with Django's test Client, so the numbers cover the whole view:
+queries, selector, template and the Plotly figure.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/glossa_pages \
         .venv/bin/python benchmarks/pages_speed.py [--entries 500] [--datasets 10] [--repeat 30]
@@ -36,6 +38,41 @@ TASKS = [
     "reading-comprehension",
     "knowledge",
 ]
+
+
+def build_board(entries: int, datasets: int, seed: int = 7) -> None:
+    """``entries`` models with 10 iteration scores on each of ``datasets`` Danish datasets,
+    aggregated into the ``da`` board (a synthetic quality per model, noise per iteration)."""
+    import random
+
+    from evaluation.tasks import get_task
+    from leaderboard.identity import PUBLISHED
+    from leaderboard.models import Dataset, Evaluation, IterationScore, Language, LanguageModel
+    from leaderboard.services.aggregation import aggregate
+
+    rng = random.Random(seed)
+    danish, _ = Language.objects.get_or_create(code="da", defaults={"name": "Danish", "board": "da"})
+    rows = []
+    for d in range(datasets):
+        task = TASKS[d % len(TASKS)]
+        ds = Dataset.objects.create(name=f"ds-{d}", task=task, counts_toward_leaderboard=True)
+        ds.languages.add(danish)
+        version = ds.ensure_version(PUBLISHED)
+        metric = get_task(task).primary_metric
+        for e in range(entries):
+            model, _ = LanguageModel.objects.get_or_create(
+                model_id=f"org/model-{e:04d}", defaults={"num_parameters": rng.choice([1, 3, 8, 70]) * 10**9}
+            )
+            quality = 0.2 + 0.7 * (1 - e / entries)
+            ev = Evaluation.objects.create(
+                model=model, dataset=ds, dataset_version=version, num_iterations=10, source="benchmark"
+            )
+            rows += [
+                IterationScore(evaluation=ev, iteration=i, metric=metric, value=quality + rng.gauss(0, 0.02))
+                for i in range(10)
+            ]
+    IterationScore.objects.bulk_create(rows, batch_size=5000)
+    aggregate(["da"])
 
 
 def touch_board() -> None:
@@ -75,10 +112,7 @@ def main() -> None:
     old_name = connection.settings_dict["NAME"]
     connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False, keepdb=False)
     try:
-        from tests.pages.builders import build_board, synthetic_entries
-
-        datasets = [(f"ds-{i}", TASKS[i % len(TASKS)]) for i in range(args.datasets)]
-        build_board(datasets=datasets, entries=synthetic_entries(args.entries), with_scores=False)
+        build_board(args.entries, args.datasets)
         client = Client()
         print(f"board: {args.entries} entries × {args.datasets} datasets, {args.repeat} requests each")
         for label, url, cold in (
