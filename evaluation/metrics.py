@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from evaluation.stats import mean_ci
 from evaluation.tasks import get_task
 
 # --- classification --------------------------------------------------------------------
@@ -164,23 +165,13 @@ def compute_task_metrics(task: str, golds: Sequence, predictions: Sequence) -> d
     raise ValueError(f"no metrics for task {task!r}")  # pragma: no cover - every TaskSpec is handled
 
 
-def mean_and_ci(values: Sequence[float]) -> tuple[float, float]:
-    """Mean and 95% half-width ``1.96 · s / √n`` (s with ddof = 1; 0 for one value)."""
-    arr = np.asarray(values, dtype=float)
-    if arr.size == 0:
-        return float("nan"), float("nan")
-    if arr.size == 1:
-        return float(arr[0]), 0.0
-    return float(arr.mean()), float(1.96 * arr.std(ddof=1) / np.sqrt(arr.size))
-
-
 def totals(raw: Sequence[dict[str, float]], split: str = "test") -> dict[str, float]:
     """EuroEval ``results.total``: ``<split>_<m>`` = mean×100, ``<split>_<m>_se`` = CI×100."""
     out: dict[str, float] = {}
     if not raw:
         return out
     for metric in raw[0]:
-        mean, ci = mean_and_ci([it[metric] for it in raw])
+        mean, ci = mean_ci(it[metric] for it in raw)
         out[f"{split}_{metric}"] = mean * 100
-        out[f"{split}_{metric}_se"] = ci * 100
+        out[f"{split}_{metric}_se"] = (ci or 0.0) * 100
     return out

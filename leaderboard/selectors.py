@@ -15,13 +15,13 @@ from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from statistics import mean, stdev
 
 from django.core.cache import cache
 from django.db.models import Count, Max, Q
 from django.urls import NoReverseMatch, reverse
 
 from evaluation.datasets import SPLITS, DatasetInfo, InvalidDataset, find_local
+from evaluation.stats import mean_ci
 from evaluation.tasks import METRIC_LABELS, TASKS, UnknownTask, get_task
 from leaderboard.identity import METHODOLOGY_PROTOCOL, PUBLISHED, InvalidProtocol, Protocol, short_fingerprint
 from leaderboard.languages import GROUPS, language_name
@@ -120,15 +120,6 @@ def size_bucket(num_parameters: int | None) -> str:
         if low is not None and low <= num_parameters < high:
             return key
     return "unknown"
-
-
-def mean_ci(values: list[float]) -> tuple[float, float]:
-    """Mean and 95% half-width ``1.96 · s / √n`` (sample sd, ddof 1); 0 for one value."""
-    if not values:
-        raise ValueError("mean_ci needs at least one value")
-    if len(values) == 1:
-        return float(values[0]), 0.0
-    return mean(values), 1.96 * stdev(values) / math.sqrt(len(values))
 
 
 def reproduce_command(
@@ -718,6 +709,7 @@ def _metric_summary(values: list[float] | None) -> dict | None:
     if not values:
         return None
     m, ci = mean_ci(values)
+    ci = ci or 0.0
     return {"mean": m * 100, "ci": ci * 100, "text": format_number(m * 100), "ci_text": format_number(ci * 100)}
 
 

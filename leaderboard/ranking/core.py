@@ -32,8 +32,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import special, stats
 
+from evaluation.stats import Z95 as STATS_Z95
+from evaluation.stats import mean_ci
+
 ALPHA = 0.05
-Z95 = 1.96
+Z95 = STATS_Z95
 DEFAULT_REPLICATES = 200
 DEFAULT_SEED = 4242
 
@@ -63,16 +66,13 @@ class DatasetScore:
 
 
 def dataset_score(values: Sequence[float]) -> DatasetScore:
-    """Mean and 95% half-width ``1.96 · s / √n`` of one metric's iteration scores."""
-    arr = np.asarray([v for v in values if v is not None], dtype=float)
-    arr = arr[~np.isnan(arr)]
-    if arr.size == 0:
+    """Mean and 95% half-width ``1.96 · s / √n`` of one metric's iteration scores
+    (:func:`evaluation.stats.mean_ci`, the one implementation)."""
+    values = [v for v in values if v is not None and not np.isnan(v)]
+    if not values:
         raise ValueError("a dataset score needs at least one iteration score")
-    mean = float(np.mean(arr))
-    if arr.size < 2:
-        return DatasetScore(mean, None, int(arr.size))
-    ci = Z95 * float(np.std(arr, ddof=1)) / np.sqrt(arr.size)
-    return DatasetScore(mean, ci, int(arr.size))
+    mean, ci = mean_ci(values)
+    return DatasetScore(mean, ci, len(values))
 
 
 def entry_display_name(model_id: str, few_shot: bool, validation_split: bool) -> str:

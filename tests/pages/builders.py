@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
+from evaluation.stats import mean_ci
 from evaluation.tasks import get_task
 from leaderboard.identity import PUBLISHED
 from leaderboard.models import (
@@ -98,10 +99,8 @@ def _iterations(rng: random.Random, quality: float, count: int = 10) -> list[flo
 
 
 def _summary(values: list[float]) -> dict:
-    n = len(values)
-    mean = sum(values) / n
-    sd = (sum((v - mean) ** 2 for v in values) / (n - 1)) ** 0.5
-    return {"mean": mean * 100, "ci": 1.96 * sd / n**0.5 * 100}
+    mean, ci = mean_ci(values)
+    return {"mean": mean * 100, "ci": (ci or 0.0) * 100}
 
 
 def build_board(

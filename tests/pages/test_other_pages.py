@@ -5,6 +5,7 @@ import shlex
 import pytest
 from django.urls import reverse
 
+from evaluation.stats import mean_ci
 from leaderboard import selectors
 from leaderboard.models import Dataset, Evaluation, IterationScore, LanguageModel, Submission
 from leaderboard.services.results_import import import_file
@@ -19,13 +20,16 @@ def embedded_figure(html: str, element_id: str) -> dict:
 
 
 def test_mean_ci_against_hand_computed_values():
+    from scipy import stats
+
     # mean 0.5; sample sd of (0.4, 0.5, 0.6) is 0.1; 1.96 * 0.1 / sqrt(3) = 0.113161...
-    mean, ci = selectors.mean_ci([0.4, 0.5, 0.6])
+    mean, ci = mean_ci([0.4, 0.5, 0.6])
     assert mean == pytest.approx(0.5)
     assert ci == pytest.approx(0.1131607, abs=1e-6)
-    assert selectors.mean_ci([0.7]) == (0.7, 0.0)
+    assert ci == pytest.approx(1.96 * stats.sem([0.4, 0.5, 0.6]))
+    assert mean_ci([0.7]) == (0.7, None) and mean_ci([0.7, None, float("nan")]) == (0.7, None)
     with pytest.raises(ValueError):
-        selectors.mean_ci([])
+        mean_ci([])
 
 
 @pytest.mark.parametrize(
@@ -126,7 +130,7 @@ def test_model_page_shows_scores_with_cis_history_and_reproducibility(client, db
         .order_by("iteration")
         .values_list("value", flat=True)
     )
-    mean, ci = selectors.mean_ci(values)
+    mean, ci = mean_ci(values)
     assert f'{mean * 100:.2f} <span class="ci">± {ci * 100:.2f}</span>' in html
     assert html.count('<tr><td><a href="/datasets/') == 8  # 4 datasets × 2 variants
     # Boards it is on, reproducibility facts and the command.
