@@ -205,7 +205,6 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {
     "leaderboard.tasks.evaluate_submission": {"queue": "gpu"},
-    "leaderboard.tasks.aggregate_language": {"queue": "default"},
     "leaderboard.tasks.aggregate_boards": {"queue": "default"},
     "leaderboard.tasks.reap_submissions": {"queue": "default"},
 }

@@ -31,7 +31,6 @@ from leaderboard.models import (
 logger = logging.getLogger(__name__)
 
 EVALUATE_TASK = "leaderboard.tasks.evaluate_submission"
-AGGREGATE_TASK = "leaderboard.tasks.aggregate_boards"
 
 
 class SubmissionRefused(Exception):
@@ -347,11 +346,11 @@ def affected_boards(submission: Submission) -> list[str]:
 
 
 def queue_aggregation(boards: list[str]) -> None:
-    """Ask the default queue to recompute these boards (the ranking area's task)."""
-    from celery import current_app
+    """Ask the default queue to recompute these boards (``tasks.aggregation.enqueue_aggregation``)."""
+    from leaderboard.tasks.aggregation import enqueue_aggregation
 
     if boards:
-        current_app.send_task(AGGREGATE_TASK, args=[boards], kwargs={"trigger": "submission"})
+        enqueue_aggregation(boards, trigger="submission")
 
 
 def recent_submissions(statuses=None, limit: int = 50):

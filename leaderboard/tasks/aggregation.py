@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 
 from leaderboard.services.aggregation import aggregate
 
-__all__ = ["aggregate_boards", "aggregate_language"]
+__all__ = ["aggregate_boards", "enqueue_aggregation"]
 
 
 def _user(user_id):
@@ -31,7 +31,11 @@ def aggregate_boards(
     }
 
 
-@shared_task(name="leaderboard.tasks.aggregate_language")
-def aggregate_language(code: str, user_id: int | None = None, trigger: str = "submission") -> dict:
-    """Recompute one language board (and the groups that contain it)."""
-    return aggregate_boards([code], user_id, trigger)
+def enqueue_aggregation(
+    boards: list[str] | None, *, user_id: int | None = None, trigger: str = "admin", method: str | None = None
+):
+    """The one way to ask for an aggregation: ``aggregate_boards`` on queue ``default``.
+    Returns the AsyncResult; raises if the broker cannot be reached."""
+    return aggregate_boards.apply_async(
+        kwargs={"board_codes": boards, "user_id": user_id, "trigger": trigger, "method": method}, queue="default"
+    )

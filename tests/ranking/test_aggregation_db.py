@@ -232,10 +232,10 @@ def test_admin_action_enqueues_on_default_queue_and_task_records_user(boards, ad
     broker.delete("default")
     assert len(messages) == 1
     assert messages[0]["headers"]["task"] == "leaderboard.tasks.aggregate_boards"
-    args = json.loads(__import__("base64").b64decode(messages[0]["body"]))[0]
-    assert args == [["da", "no"], admin_user.pk, "admin"]
+    kwargs = json.loads(__import__("base64").b64decode(messages[0]["body"]))[1]
+    assert kwargs == {"board_codes": ["da", "no"], "user_id": admin_user.pk, "trigger": "admin", "method": None}
     # what the worker will run
-    result = aggregate_boards.apply(args=args).get()
+    result = aggregate_boards.apply(kwargs=kwargs).get()
     run = AggregationRun.objects.get(pk=result["run"])
     assert run.triggered_by == admin_user and run.trigger == "admin" and run.status == "FINISHED"
     assert run.entries_total > 0 and run.duration_seconds is not None

@@ -75,9 +75,9 @@ def test_admin_action_reaggregates_with_another_method(boards, admin_client, adm
     assert "with euroeval-2026 queued" in response.content.decode()
     messages = [json.loads(m) for m in broker.lrange("default", 0, -1)]
     broker.delete("default")
-    args = json.loads(base64.b64decode(messages[0]["body"]))[0]
-    assert args == [["sv"], admin_user.pk, "admin", "euroeval-2026"]
-    result = aggregate_boards.apply(args=args).get()
+    kwargs = json.loads(base64.b64decode(messages[0]["body"]))[1]
+    assert kwargs == {"board_codes": ["sv"], "user_id": admin_user.pk, "trigger": "admin", "method": "euroeval-2026"}
+    result = aggregate_boards.apply(kwargs=kwargs).get()
     assert AggregationRun.objects.get(pk=result["run"]).method == "euroeval-2026 v1"
     assert LeaderboardRanking.objects.filter(leaderboard_id="sv", method="euroeval-2026").exists()
 

@@ -242,7 +242,7 @@ def test_pinning_a_commit_in_the_admin_reaggregates_the_models_boards(board, adm
     [message] = [json.loads(m) for m in broker.lrange("default", 0, -1)]
     broker.delete("default")
     assert message["headers"]["task"] == "leaderboard.tasks.aggregate_boards"
-    codes = json.loads(base64.b64decode(message["body"]))[0][0]
+    codes = json.loads(base64.b64decode(message["body"]))[1]["board_codes"]
     aggregate(codes, replicates=REPS)  # what the worker runs
     assert _entry("org/dev").commit_sha == COMMIT_A
 

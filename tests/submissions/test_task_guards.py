@@ -64,4 +64,4 @@ def test_resume_with_every_dataset_stored_finishes_without_evaluating(datasets, 
     message = json.loads(message)
     assert message["headers"]["task"] == "leaderboard.tasks.aggregate_boards"
     args, kwargs, _ = json.loads(base64.b64decode(message["body"]))
-    assert args == [["da"]] and kwargs == {"trigger": "submission"}
+    assert args == [] and kwargs == {"board_codes": ["da"], "user_id": None, "trigger": "submission", "method": None}
