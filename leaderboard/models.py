@@ -152,6 +152,20 @@ class ModelType(models.TextChoices):
     REASONING = "reasoning", "Reasoning decoder"
     UNKNOWN = "unknown", "Unknown"
 
+    @property
+    def euroeval_generative_type(self) -> str | None:
+        """EuroEval's ``generative_type`` (``base``, ``instruction_tuned``, ``reasoning``);
+        None for encoders and unknown models."""
+        return {"base": "base", "instruction-tuned": "instruction_tuned", "reasoning": "reasoning"}.get(self.value)
+
+    @classmethod
+    def from_euroeval_generative_type(cls, value: str | None) -> ModelType | None:
+        """The type a EuroEval ``generative_type`` names (``instruction-tuned`` accepted too)."""
+        for member in (cls.BASE, cls.INSTRUCTION_TUNED, cls.REASONING):
+            if value in (member.euroeval_generative_type, member.value):
+                return member
+        return None
+
 
 class LanguageModel(models.Model):
     """A model as results name it: a Hub id (``org/name``), an API model, or a path."""

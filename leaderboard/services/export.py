@@ -17,11 +17,9 @@ from __future__ import annotations
 import io
 
 from leaderboard import csv_safe
-from leaderboard.models import LanguageModel, Leaderboard
+from leaderboard.models import LanguageModel, Leaderboard, ModelType
 from leaderboard.ranking import entry_display_name
 from leaderboard.services.method_view import apply_ranking, method_info, ranking_for
-
-GENERATIVE_TYPES = {"base": "base", "instruction-tuned": "instruction_tuned", "reasoning": "reasoning", "encoder": None}
 
 
 class LeaderboardNotFound(LookupError):
@@ -30,8 +28,8 @@ class LeaderboardNotFound(LookupError):
 
 def generative_type(model: LanguageModel) -> str | None:
     """EuroEval's ``generative_type``: base, instruction_tuned, reasoning, or None (encoders)."""
-    if model.model_type in GENERATIVE_TYPES:
-        return GENERATIVE_TYPES[model.model_type]
+    if model.model_type in (ModelType.BASE, ModelType.INSTRUCTION_TUNED, ModelType.REASONING, ModelType.ENCODER):
+        return ModelType(model.model_type).euroeval_generative_type
     value = (model.metadata or {}).get("generative_type")
     return value if value in ("base", "instruction_tuned", "reasoning") else None
 

@@ -41,6 +41,7 @@ from leaderboard.models import (
     LanguageModel,
     ModelType,
 )
+from leaderboard.services.model_metadata import fill_unknown
 from leaderboard.services.record_fields import (
     FINGERPRINT,
     MAX_ITERATIONS,
@@ -75,12 +76,6 @@ IMPORTED, UPDATED, UNCHANGED = "imported", "updated", "unchanged"
 PRECISION_MAX = LanguageModel._meta.get_field("precision").max_length
 REVISION_MAX = Evaluation._meta.get_field("revision").max_length
 MAX_LINE = 10_000_000  # characters in one JSONL line
-GENERATIVE_TYPES = {
-    "base": ModelType.BASE,
-    "instruction_tuned": ModelType.INSTRUCTION_TUNED,
-    "instruction-tuned": ModelType.INSTRUCTION_TUNED,
-    "reasoning": ModelType.REASONING,
-}
 
 
 @dataclass
@@ -323,28 +318,22 @@ def _model_type(parsed: ParsedRecord) -> str | None:
         return ModelType.ENCODER
     if "#" in str(record.get("model", "")):
         return ModelType.REASONING
-    return GENERATIVE_TYPES.get(record.get("generative_type") or "")
+    return ModelType.from_euroeval_generative_type(record.get("generative_type"))
 
 
 def _ensure_model(parsed: ParsedRecord) -> LanguageModel:
     record = parsed.record
     model, _ = LanguageModel.objects.get_or_create(model_id=parsed.model_id)
-    # Fill what is unknown; never overwrite metadata a person or an evaluation recorded.
-    fields = {
-        "num_parameters": count_field(record, "num_model_parameters"),
-        "vocabulary_size": count_field(record, "vocabulary_size"),
-        "max_sequence_length": count_field(record, "max_sequence_length"),
-        "precision": record.get("precision"),
-    }
-    changed = []
-    for name, value in fields.items():
-        if value not in (None, "", -1) and getattr(model, name) in (None, ""):
-            setattr(model, name, value)
-            changed.append(name)
-    model_type = _model_type(parsed)
-    if model_type and model.model_type == ModelType.UNKNOWN:
-        model.model_type = model_type
-        changed.append("model_type")
+    changed = fill_unknown(
+        model,
+        {
+            "num_parameters": count_field(record, "num_model_parameters"),
+            "vocabulary_size": count_field(record, "vocabulary_size"),
+            "max_sequence_length": count_field(record, "max_sequence_length"),
+            "precision": record.get("precision"),
+            "model_type": _model_type(parsed),
+        },
+    )
     if changed:
         model.save(update_fields=changed + ["updated_at"])
     return model

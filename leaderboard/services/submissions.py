@@ -27,6 +27,7 @@ from leaderboard.models import (
     Submission,
     SubmissionStatus,
 )
+from leaderboard.services.model_metadata import fill_unknown
 
 logger = logging.getLogger(__name__)
 
@@ -184,12 +185,7 @@ def _model_row(info) -> LanguageModel:
         "precision": info.precision,
         "license": info.license,
     }
-    changed = []
-    for name, value in values.items():
-        current = getattr(model, name)
-        if value not in (None, "") and current in (None, "", ModelType.UNKNOWN):
-            setattr(model, name, value)
-            changed.append(name)
+    changed = fill_unknown(model, values)
     source = getattr(info, "source", "")
     if source and model.metadata.get("resolved_from") != source:
         model.metadata = {**model.metadata, "resolved_from": source}
