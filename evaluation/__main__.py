@@ -1,4 +1,6 @@
-"""``python -m evaluation run --model HUB_ID --dataset NAME [...] --output FILE``.
+"""``python -m evaluation run --model HUB_ID --dataset NAME [...] --output FILE``, and
+``python -m evaluation examine --examiner M --examinee A [...] --language da --output FILE``
+(language models as examiners: :mod:`evaluation.examiner`).
 
 Appends one EuroEval result record (JSON line) per dataset to FILE, and writes the
 per-sample predictions beside it (``<FILE stem>.predictions/<model>.<dataset>.predictions.jsonl``).
@@ -41,6 +43,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="encoders: optimizer steps per iteration at most (default: until early stopping)",
     )
     run.add_argument("--output", required=True, help="JSONL file the records are appended to")
+
+    exam = sub.add_parser("examine", help="language models as examiners: write, answer, grade and rank an exam")
+    exam.add_argument("--examiner", action="append", required=True, help="MODEL or MODEL@BACKEND (repeatable)")
+    exam.add_argument("--examinee", action="append", required=True, help="MODEL or MODEL@BACKEND (repeatable)")
+    exam.add_argument("--language", required=True, help="the exam's language, e.g. da")
+    exam.add_argument("--questions", type=int, default=6, help="questions per examiner")
+    exam.add_argument("--follow-ups", type=int, default=1, help="rounds of follow-up questions after correct answers")
+    exam.add_argument("--round", type=int, default=1, help="exam version: a new round writes new questions")
+    exam.add_argument("--seed", type=int, default=0)
+    exam.add_argument("--level", action="append", default=None, help="memorisation | comprehension | analysis")
+    exam.add_argument("--answer-tokens", type=int, default=160)
+    exam.add_argument("--no-self-preference", action="store_true", help="skip the examiners' own answers")
+    exam.add_argument("--backend", default="transformers", help="default backend: transformers | vllm | openai:URL")
+    exam.add_argument("--trust-remote-code", action="store_true")
+    exam.add_argument("--output", required=True, help="JSONL file the exam is written to (replaced)")
     return parser
 
 
@@ -69,9 +86,52 @@ class _Progress:
                 log.info("%s: %d/%d prompts (%d%%)", dataset, done, total, pct)
 
 
+def examine(args: argparse.Namespace) -> int:
+    from evaluation.examiner.exam import ExamSettings, run_exam
+    from evaluation.examiner.participants import close_all, load_participants
+    from evaluation.examiner.taxonomy import LEVEL_NAMES
+
+    settings = ExamSettings(
+        language=args.language,
+        questions=args.questions,
+        follow_ups=args.follow_ups,
+        round=args.round,
+        seed=args.seed,
+        levels=tuple(args.level or LEVEL_NAMES),
+        answer_tokens=args.answer_tokens,
+        self_preference=not args.no_self_preference,
+    )
+    examiners, examinees = load_participants(
+        args.examiner, args.examinee, args.backend, trust_remote_code=args.trust_remote_code
+    )
+    output = Path(args.output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    partial = output.with_name(output.name + ".partial")
+    try:
+        with partial.open("w", encoding="utf-8") as handle:
+
+            def write(record: dict) -> None:
+                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+                handle.flush()
+                if record["kind"] in ("question", "summary", "cost"):
+                    log.info("%s", {k: v for k, v in record.items() if k not in ("reference_answer",)})
+
+            run_exam(examiners, examinees, settings, on_record=write)
+        partial.replace(output)  # a complete exam or none: an interrupted run leaves only the .partial
+    finally:
+        close_all(examiners + examinees)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     args = build_parser().parse_args(argv)
+    if args.command == "examine":
+        try:
+            return examine(args)
+        except EvaluationError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     from evaluation.runner import EvaluationSettings, evaluate_model
 
     output = Path(args.output)

@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """Seeded sampling instead of greedy decoding (an examiner writing a fresh exam round)."""
+
+    seed: int
+    temperature: float = 0.8
+    top_p: float = 0.95
 
 
 @runtime_checkable
@@ -31,8 +41,10 @@ class Backend(Protocol):
         *,
         json_schema: dict | None = None,
         shared_prefix: str | None = None,
+        sampling: Sampling | None = None,
     ) -> list[str]:
-        """Greedy continuations; with ``json_schema`` constrained to that schema."""
+        """Greedy continuations (seeded samples with ``sampling``); with ``json_schema``
+        constrained to that schema."""
 
     def close(self) -> None: ...
 

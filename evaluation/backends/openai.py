@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from evaluation.backends.base import Sampling
 from evaluation.errors import EvaluationError
 
 CHAT_MARKER = "\x00chat:"
@@ -98,13 +99,24 @@ class OpenAIBackend:
             return response.json()
         raise ServerError("unreachable")  # pragma: no cover
 
-    def _request(self, prompt: str, max_tokens: int, *, logprobs: bool = False, json_schema: dict | None = None):
+    def _request(
+        self,
+        prompt: str,
+        max_tokens: int,
+        *,
+        logprobs: bool = False,
+        json_schema: dict | None = None,
+        sampling: Sampling | None = None,
+    ):
+        decoding = {"temperature": 0}
+        if sampling is not None:
+            decoding = {"temperature": sampling.temperature, "top_p": sampling.top_p, "seed": sampling.seed}
         if prompt.startswith(CHAT_MARKER):
             payload = {
                 "model": self.model,
                 "messages": json.loads(prompt[len(CHAT_MARKER) :]),
                 "max_tokens": max_tokens,
-                "temperature": 0,
+                **decoding,
             }
             if logprobs:
                 payload.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
@@ -119,7 +131,7 @@ class OpenAIBackend:
             if logprobs and choice.get("logprobs") and choice["logprobs"].get("content"):
                 top = {t["token"]: t["logprob"] for t in choice["logprobs"]["content"][0]["top_logprobs"]}
             return choice["message"]["content"] or "", top
-        payload = {"model": self.model, "prompt": prompt, "max_tokens": max_tokens, "temperature": 0}
+        payload = {"model": self.model, "prompt": prompt, "max_tokens": max_tokens, **decoding}
         if logprobs:
             payload["logprobs"] = TOP_LOGPROBS
         if json_schema is not None:
@@ -172,8 +184,11 @@ class OpenAIBackend:
         *,
         json_schema: dict | None = None,
         shared_prefix: str | None = None,
+        sampling: Sampling | None = None,
     ) -> list[str]:
-        return self._map(lambda p: self._request(p, max_new_tokens, json_schema=json_schema)[0], prompts)
+        return self._map(
+            lambda p: self._request(p, max_new_tokens, json_schema=json_schema, sampling=sampling)[0], prompts
+        )
 
     def close(self) -> None:
         self.client.close()

@@ -14,6 +14,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from evaluation.backends.base import Sampling
 from evaluation.errors import ModelLoadError
 from evaluation.structured import close_truncated_json
 
@@ -230,6 +231,7 @@ class TransformersBackend:
         *,
         json_schema: dict | None = None,
         shared_prefix: str | None = None,
+        sampling: Sampling | None = None,
     ) -> list[str]:
         torch = self.torch
         encoded = [self.encode(p) for p in prompts]
@@ -240,7 +242,13 @@ class TransformersBackend:
             if isinstance(self.model.generation_config.eos_token_id, list)
             else [eos]
         )
-        prefix_ids = self._common_prefix_ids(encoded, shared_prefix, decode_steps=max_new_tokens)
+        prefix_ids = (
+            self._common_prefix_ids(encoded, shared_prefix, decode_steps=max_new_tokens) if sampling is None else []
+        )
+        decoding = {"do_sample": False, "top_p": None, "top_k": None, "temperature": None}
+        if sampling is not None:  # one seed for the whole call: the same prompts give the same samples
+            torch.manual_seed(sampling.seed)
+            decoding = {"do_sample": True, "top_p": sampling.top_p, "top_k": None, "temperature": sampling.temperature}
         grammar = self._grammar(json_schema) if json_schema is not None else None
         with torch.inference_mode():
             if prefix_ids:
@@ -264,13 +272,10 @@ class TransformersBackend:
                     input_ids=ids,
                     attention_mask=mask,
                     max_new_tokens=max_new_tokens,
-                    do_sample=False,
                     logits_processor=processors or None,
                     pad_token_id=self.tokenizer.pad_token_id,
                     eos_token_id=stop_ids,
-                    top_p=None,
-                    top_k=None,
-                    temperature=None,
+                    **decoding,
                 )
                 for row, k in enumerate(batch):
                     out[k] = self.tokenizer.decode(gen[row, ids.shape[1] :], skip_special_tokens=True)

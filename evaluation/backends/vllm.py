@@ -13,6 +13,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from evaluation.backends.base import Sampling
 from evaluation.errors import EvaluationError, ModelLoadError
 
 TOP_LOGPROBS = 20
@@ -49,10 +50,19 @@ class VLLMBackend:
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer(text)["input_ids"])
 
-    def _params(self, max_tokens: int, *, logprobs: int | None = None, json_schema: dict | None = None):
+    def _params(
+        self,
+        max_tokens: int,
+        *,
+        logprobs: int | None = None,
+        json_schema: dict | None = None,
+        sampling: Sampling | None = None,
+    ):
         from vllm import SamplingParams
 
         kwargs = {"temperature": 0.0, "max_tokens": max_tokens, "logprobs": logprobs, "seed": 4242}
+        if sampling is not None:
+            kwargs.update(temperature=sampling.temperature, top_p=sampling.top_p, seed=sampling.seed)
         if json_schema is not None:
             try:  # vLLM >= 0.11
                 from vllm.sampling_params import StructuredOutputsParams
@@ -102,10 +112,10 @@ class VLLMBackend:
         *,
         json_schema: dict | None = None,
         shared_prefix: str | None = None,
+        sampling: Sampling | None = None,
     ) -> list[str]:
-        outputs = self.llm.generate(
-            list(prompts), self._params(max_new_tokens, json_schema=json_schema), use_tqdm=False
-        )
+        params = self._params(max_new_tokens, json_schema=json_schema, sampling=sampling)
+        outputs = self.llm.generate(list(prompts), params, use_tqdm=False)
         return [out.outputs[0].text for out in outputs]
 
     def close(self) -> None:

@@ -1,0 +1,27 @@
+"""Near-duplicate questions: word-trigram Jaccard similarity on normalised text."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+THRESHOLD = 0.6
+
+
+def _shingles(text: str) -> frozenset[tuple[str, ...]]:
+    words = re.findall(r"\w+", unicodedata.normalize("NFKC", text).casefold())
+    if len(words) < 3:
+        return frozenset({tuple(words)})
+    return frozenset(tuple(words[k : k + 3]) for k in range(len(words) - 2))
+
+
+def similarity(a: str, b: str) -> float:
+    sa, sb = _shingles(a), _shingles(b)
+    if not sa or not sb:
+        return 1.0 if sa == sb else 0.0
+    return len(sa & sb) / len(sa | sb)
+
+
+def is_near_duplicate(text: str, kept: Iterable[str], threshold: float = THRESHOLD) -> bool:
+    return any(similarity(text, other) >= threshold for other in kept)

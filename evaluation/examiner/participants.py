@@ -1,0 +1,67 @@
+"""Loading the models of an exam: ``MODEL`` or ``MODEL@BACKEND`` (e.g.
+``HuggingFaceTB/SmolLM2-135M-Instruct@openai:http://127.0.0.1:8000/v1``). A model listed
+as examiner and as examinee is loaded once and shares its backend (and its meter)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from evaluation.backends import load_backend
+from evaluation.errors import EvaluationError
+from evaluation.examiner.exam import Participant
+from evaluation.examiner.metering import MeteredBackend
+from evaluation.models import local_weights, resolve_model
+
+MAX_SERVED_NAME = 200
+
+
+def parse_spec(spec: str, default_backend: str) -> tuple[str, str]:
+    model, _, backend = spec.partition("@")
+    model, backend = model.strip(), (backend.strip() or default_backend)
+    if not model:
+        raise EvaluationError(f"{spec!r}: a model id is needed before '@'")
+    return model, backend
+
+
+def load_participant(model: str, backend: str, *, trust_remote_code: bool = False) -> Participant:
+    if backend.startswith("openai"):
+        # A served model may be any name the server knows (a hosted API's too); a local
+        # tokenizer is used when the model is one we can resolve (its chat template).
+        if len(model) > MAX_SERVED_NAME or any(ch.isspace() for ch in model):
+            raise EvaluationError(f"{model[:80]!r} is not a served model name")
+        try:
+            info = resolve_model(model)
+            weights, revision = local_weights(info), info.commit_sha or ""
+        except EvaluationError:
+            weights, revision = None, ""
+        return Participant(model, load_backend(backend, model, weights), revision)
+    info = resolve_model(model, allow_remote_code=trust_remote_code)
+    if not info.generative:
+        raise EvaluationError(f"{model} is an encoder: examiners and examinees must generate text")
+    loaded = load_backend(backend, info.model_id, local_weights(info), trust_remote_code=trust_remote_code)
+    return Participant(info.model_id, loaded, info.commit_sha or "")
+
+
+def load_participants(
+    examiner_specs: Sequence[str], examinee_specs: Sequence[str], default_backend: str, *, trust_remote_code=False
+) -> tuple[list[Participant], list[Participant]]:
+    loaded: dict[tuple[str, str], Participant] = {}
+
+    def get(spec: str) -> Participant:
+        key = parse_spec(spec, default_backend)
+        if key not in loaded:
+            loaded[key] = load_participant(*key, trust_remote_code=trust_remote_code)
+        return loaded[key]
+
+    examiners = [get(spec) for spec in examiner_specs]
+    examinees = [get(spec) for spec in examinee_specs]
+    return examiners, examinees
+
+
+def close_all(participants: Sequence[Participant]) -> None:
+    seen = set()
+    for p in participants:
+        backend = p.backend.backend if isinstance(p.backend, MeteredBackend) else p.backend
+        if id(backend) not in seen:
+            seen.add(id(backend))
+            backend.close()

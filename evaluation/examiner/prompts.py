@@ -1,0 +1,79 @@
+"""What each role is asked: the examiner's instructions (in English, naming the exam's
+language) and the examinee's prompt, which holds the question and nothing else."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from evaluation.backends.base import Backend
+from evaluation.examiner.taxonomy import Domain, Level
+
+GRADE_RUBRIC = (
+    "Grade the candidate's answer against your reference answer and your own knowledge. "
+    "accuracy: 1 = wrong, 2 = partly correct, 3 = correct. "
+    "coherence: 1 = incoherent, 2 = partly coherent, 3 = coherent and well organised. "
+    "factuality: 1 = contains false statements, 2 = minor errors, 3 = no false statements. "
+    "comprehensiveness: 1 = misses the main points, 2 = covers some, 3 = covers all. "
+    "overall: 1 (very poor) to 5 (excellent)."
+)
+
+
+def render(backend: Backend, instruction: str) -> str:
+    """One user turn in the model's chat template, or a plain prompt for a base model."""
+    if backend.has_chat_template:
+        return backend.render_chat([{"role": "user", "content": instruction}])
+    return instruction + "\n\n"
+
+
+def question_prompt(
+    backend: Backend, language_name: str, domain: Domain, level: Level, avoid: Sequence[str] = ()
+) -> str:
+    lines = [
+        f"You are an examiner writing an exam in {language_name}.",
+        f"Domain: {domain.name}.",
+        f"Write {level.instruction}, about this domain, in {language_name}, "
+        f"and your own short reference answer in {language_name}.",
+    ]
+    if avoid:
+        lines.append("Do not repeat any of these questions:\n" + "\n".join(f"- {q}" for q in avoid[-8:]))
+    lines.append('Reply with JSON: {"question": "...", "reference_answer": "..."}')
+    return render(backend, "\n".join(lines))
+
+
+def follow_up_prompt(backend: Backend, language_name: str, question: str, answer: str) -> str:
+    instruction = (
+        f"You are an examiner. You asked, in {language_name}: {question}\n"
+        f"The candidate answered: {answer}\n"
+        "The answer was correct. Write one follow-up question that goes deeper into a concept "
+        f"of this answer, in {language_name}, and your own short reference answer in {language_name}. "
+        "The candidate will see only the follow-up question, so it must stand on its own.\n"
+        'Reply with JSON: {"question": "...", "reference_answer": "..."}'
+    )
+    return render(backend, instruction)
+
+
+def answer_prompt(backend: Backend, question: str) -> str:
+    """The examinee's prompt: the question alone (no history, no reference, no examiner)."""
+    if backend.has_chat_template:
+        return backend.render_chat([{"role": "user", "content": question}])
+    return f"Question: {question}\nAnswer:"
+
+
+def grade_prompt(backend: Backend, question: str, reference: str, answer: str) -> str:
+    instruction = (
+        f"You are an examiner.\nQuestion: {question}\nYour reference answer: {reference}\n"
+        f"Candidate's answer: {answer or '(no answer)'}\n{GRADE_RUBRIC}\n"
+        'Reply with JSON: {"accuracy": 1-3, "coherence": 1-3, "factuality": 1-3, '
+        '"comprehensiveness": 1-3, "overall": 1-5}'
+    )
+    return render(backend, instruction)
+
+
+def comparison_prompt(backend: Backend, question: str, reference: str, first: str, second: str) -> str:
+    instruction = (
+        f"You are an examiner.\nQuestion: {question}\nYour reference answer: {reference}\n"
+        f"Answer 1: {first or '(no answer)'}\nAnswer 2: {second or '(no answer)'}\n"
+        "Which answer is better: more accurate, coherent, factual and comprehensive?\n"
+        'Reply with JSON: {"better": "1"} or {"better": "2"}'
+    )
+    return render(backend, instruction)

@@ -1,0 +1,197 @@
+"""From an exam's records to scores: pure functions, shared by the engine and the site.
+
+- **Likert**: an examinee's overall (1-5) and dimension (1-3) means over the counted
+  grades of its main questions (every examiner's: the mean is the vote).
+- **Interval**: 95% percentile bootstrap over questions (the questions are resampled, an
+  examinee's mean recomputed on the draw), for the mean and for the rank.
+- **Rank**: by the overall mean, ties sharing the better rank.
+- **Borda**: each (question, examiner) ranking is a voter; an examinee's points are the
+  share of the others it beats (ties half), averaged over the rankings it is in.
+- **Follow-ups**: per depth, how many were asked and how many graded correct; ``depth``
+  is the mean number of consecutive correct answers from a main question down.
+- **Agreement**: Kendall τ between two examiners' orders of the examinees both graded.
+- **Self-preference**: the mean overall an examiner gave its own answers to its own
+  questions minus the mean the other examiners gave the same answers.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from itertools import combinations
+
+import numpy as np
+from scipy import stats
+
+from evaluation.examiner.merge_sort import borda_points
+from evaluation.examiner.schemas import DIMENSIONS
+
+CORRECT_ACCURACY = 3  # an answer is correct when its accuracy grade is the top of the scale
+
+
+def _round(value: float | None, digits: int = 4) -> float | None:
+    return None if value is None or not np.isfinite(value) else round(float(value), digits)
+
+
+def _ranks(means: np.ndarray) -> np.ndarray:
+    """1 = best; equal means share the better rank; NaN (no grade) ranks last."""
+    filled = np.where(np.isnan(means), -np.inf, means)
+    return stats.rankdata(-filled, method="min")
+
+
+def bootstrap_intervals(matrix: np.ndarray, replicates: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``matrix[question, examinee]`` = overall grade or NaN. Returns the 2.5 / 97.5
+    percentiles of each examinee's mean and rank over ``replicates`` draws of questions."""
+    n_questions, n_examinees = matrix.shape
+    rng = np.random.default_rng(seed)
+    means = np.full((replicates, n_examinees), np.nan)
+    ranks = np.zeros((replicates, n_examinees))
+    graded = ~np.isnan(matrix)
+    values = np.where(graded, matrix, 0.0)
+    for b in range(replicates):
+        draw = rng.integers(0, n_questions, n_questions)
+        counts = graded[draw].sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means[b] = np.where(counts > 0, values[draw].sum(axis=0) / counts, np.nan)
+        ranks[b] = _ranks(means[b])
+    mean_ci = np.nanpercentile(means, [2.5, 97.5], axis=0) if replicates else np.full((2, n_examinees), np.nan)
+    rank_ci = np.percentile(ranks, [2.5, 97.5], axis=0) if replicates else np.full((2, n_examinees), np.nan)
+    return mean_ci, rank_ci
+
+
+def kendall_tau(a: dict[str, float], b: dict[str, float]) -> tuple[float | None, int]:
+    common = sorted(set(a) & set(b))
+    if len(common) < 2:
+        return None, len(common)
+    tau = stats.kendalltau([a[m] for m in common], [b[m] for m in common]).statistic
+    return (None if not np.isfinite(tau) else float(tau)), len(common)
+
+
+def summarise(records: Iterable[dict], *, bootstrap: int = 1000, seed: int = 0) -> list[dict]:
+    """``summary`` records (one per examinee, best first) and one ``agreement`` record."""
+    records = list(records)
+    questions = {r["id"]: r for r in records if r["kind"] == "question"}
+    answers = {r["id"]: r for r in records if r["kind"] == "answer"}
+    examinees = [e["model"] for r in records if r["kind"] == "exam" for e in r["examinees"]]
+    if not examinees:
+        examinees = sorted({a["examinee"] for a in answers.values()})
+    examiners = [e["model"] for r in records if r["kind"] == "exam" for e in r["examiners"]]
+
+    main_grades: dict[str, dict[str, dict]] = defaultdict(dict)  # question -> examinee -> grade
+    correct: dict[str, bool] = {}  # answer id -> graded correct by its question's examiner
+    by_examiner: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    self_grades: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))  # examinee->grader
+    for g in records:
+        if g["kind"] != "grade" or not g.get("valid", True):
+            continue
+        answer = answers.get(g["answer"])
+        if answer is None:
+            continue
+        question = questions[answer["question"]]
+        if not g.get("counted", True):
+            if question["examiner"] == answer["examinee"]:
+                self_grades[answer["examinee"]][g["examiner"]].append(g["overall"])
+            continue
+        if g["examiner"] != question["examiner"]:
+            continue
+        correct[answer["id"]] = g["accuracy"] == CORRECT_ACCURACY
+        if question["depth"] == 0:
+            main_grades[question["id"]][answer["examinee"]] = g
+            by_examiner[g["examiner"]][answer["examinee"]].append(g["overall"])
+
+    question_ids = sorted(main_grades)
+    matrix = np.full((len(question_ids), len(examinees)), np.nan)
+    for i, qid in enumerate(question_ids):
+        for j, model in enumerate(examinees):
+            if model in main_grades[qid]:
+                matrix[i, j] = main_grades[qid][model]["overall"]
+    with np.errstate(invalid="ignore"):
+        overall = np.array(
+            [np.nanmean(matrix[:, j]) if (~np.isnan(matrix[:, j])).any() else np.nan for j in range(len(examinees))]
+        )
+    ranks = _ranks(overall)
+    mean_ci, rank_ci = bootstrap_intervals(matrix, bootstrap, seed) if question_ids else (None, None)
+
+    borda: dict[str, list[float]] = defaultdict(list)
+    for r in records:
+        if r["kind"] == "ranking":
+            for model, points in borda_points(r["tiers"]).items():
+                borda[model].append(points)
+
+    follow: dict[str, dict[int, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    for aid, ok in correct.items():
+        answer = answers[aid]
+        follow[answer["examinee"]][questions[answer["question"]]["depth"]].append(ok)
+    chain: dict[str, list[int]] = defaultdict(list)
+    children: dict[str, list[str]] = defaultdict(list)  # (question id) -> follow-up question ids
+    for q in questions.values():
+        if q.get("parent"):
+            children[q["parent"]].append(q["id"])
+    answer_of = {(a["question"], a["examinee"]): a["id"] for a in answers.values()}
+    for qid in question_ids:
+        for model in main_grades[qid]:
+            reached, current = 0, qid
+            while current is not None and correct.get(answer_of.get((current, model), "")):
+                reached += 1
+                current = next((c for c in children[current] if questions[c].get("examinee") == model), None)
+            chain[model].append(reached)
+
+    summaries = []
+    for j, model in enumerate(examinees):
+        grades = [main_grades[q][model] for q in question_ids if model in main_grades[q]]
+        levels: dict[str, list[int]] = defaultdict(list)
+        for q in question_ids:
+            if model in main_grades[q]:
+                levels[questions[q]["level"]].append(main_grades[q][model]["overall"])
+        self_pref = None
+        own = self_grades.get(model, {})
+        by_self = own.get(model, [])
+        by_peers = [v for grader, values in own.items() if grader != model for v in values]
+        if by_self and by_peers:
+            self_pref = {
+                "self": _round(np.mean(by_self)),
+                "peers": _round(np.mean(by_peers)),
+                "difference": _round(np.mean(by_self) - np.mean(by_peers)),
+                "answers": len(by_self),
+            }
+        summaries.append(
+            {
+                "kind": "summary",
+                "examinee": model,
+                "questions": len(grades),
+                "overall": _round(overall[j]),
+                "overall_ci": None if mean_ci is None else [_round(mean_ci[0, j]), _round(mean_ci[1, j])],
+                "rank": int(ranks[j]) if grades else None,
+                "rank_ci": None if rank_ci is None or not grades else [int(rank_ci[0, j]), int(np.ceil(rank_ci[1, j]))],
+                **{dim: _round(np.mean([g[dim] for g in grades])) if grades else None for dim in DIMENSIONS},
+                "levels": {name: _round(np.mean(values)) for name, values in sorted(levels.items())},
+                "borda": _round(np.mean(borda[model])) if borda.get(model) else None,
+                "rankings": len(borda.get(model, [])),
+                "follow_ups": {
+                    str(depth): {"asked": len(oks), "correct": sum(oks)}
+                    for depth, oks in sorted(follow[model].items())
+                    if depth > 0
+                },
+                "main_correct": sum(follow[model].get(0, [])),
+                "depth": _round(np.mean(chain[model])) if chain.get(model) else None,
+                "self_preference": self_pref,
+            }
+        )
+    summaries.sort(key=lambda s: (s["rank"] is None, s["rank"] or 0, s["examinee"]))
+
+    orders = {
+        examiner: {model: float(np.mean(values)) for model, values in by_examiner[examiner].items()}
+        for examiner in examiners
+    }
+    pairs = []
+    for a, b in combinations(examiners, 2):
+        tau, common = kendall_tau(orders[a], orders[b])
+        pairs.append({"examiners": [a, b], "tau": _round(tau), "examinees_in_common": common})
+    taus = [p["tau"] for p in pairs if p["tau"] is not None]
+    agreement = {
+        "kind": "agreement",
+        "pairs": pairs,
+        "mean_tau": _round(np.mean(taus)) if taus else None,
+        "examiner_means": {e: {m: _round(v) for m, v in sorted(o.items())} for e, o in orders.items()},
+    }
+    return summaries + [agreement]

@@ -1,0 +1,56 @@
+"""A scripted backend for the exam's mechanics: it answers each role's prompt by rule and
+keeps every prompt it was sent, so tests can see exactly what each model was shown."""
+
+from __future__ import annotations
+
+import json
+import re
+
+
+class ScriptedModel:
+    name = "scripted"
+    max_context = 4096
+    has_chat_template = True
+
+    def __init__(self, label: str, quality: int, *, repeat_questions: bool = False):
+        self.label, self.quality, self.repeat_questions = label, quality, repeat_questions
+        self.prompts: list[str] = []
+        self.written = 0
+
+    def render_chat(self, messages):
+        return "".join(f"<{m['role']}>{m['content']}</{m['role']}>" for m in messages) + "<assistant>"
+
+    def count_tokens(self, text):
+        return len(text.split())
+
+    def close(self):
+        pass
+
+    def generate(self, prompts, max_new_tokens, *, json_schema=None, shared_prefix=None, sampling=None):
+        self.prompts.extend(prompts)
+        return [self._reply(p, json_schema) for p in prompts]
+
+    def _reply(self, prompt, schema):
+        body = prompt.removeprefix("<user>").removesuffix("</user><assistant>")
+        if schema and "reference_answer" in schema["properties"]:
+            self.written += 1
+            n = 1 if self.repeat_questions else self.written
+            if "follow-up" in body:
+                return json.dumps(
+                    {"question": f"Follow-up {n} by {self.label}: why so?", "reference_answer": "Because."}
+                )
+            domain = re.search(r"Domain: (.*)\.", body).group(1)
+            return json.dumps({"question": f"Question {n} from {self.label} on {domain}?", "reference_answer": "Ref."})
+        if schema and "overall" in schema["properties"]:
+            quality = int(re.search(r"Candidate's answer: answer of quality (\d)", body).group(1))
+            accuracy = 3 if quality >= 3 else 1
+            return json.dumps(
+                {"accuracy": accuracy, "coherence": 2, "factuality": 2, "comprehensiveness": 2, "overall": quality}
+            )
+        if schema and "better" in schema["properties"]:
+            first = int(re.search(r"Answer 1: answer of quality (\d)", body).group(1))
+            second = int(re.search(r"Answer 2: answer of quality (\d)", body).group(1))
+            if first == second:
+                return json.dumps({"better": "1"})  # position bias on equals: the two orders disagree
+            return json.dumps({"better": "1" if first > second else "2"})
+        return f"answer of quality {self.quality}"

@@ -1,0 +1,109 @@
+"""The exam's mechanics on scripted models: who answers what, follow-ups only after
+correct answers, both orders of every comparison, near-duplicates written again."""
+
+import pytest
+
+from evaluation.errors import EvaluationError
+from evaluation.examiner.exam import ExamSettings, Participant, run_exam
+from evaluation.examiner.merge_sort import comparison_bound
+from evaluation.examiner.records import read_exam
+from evaluation.examiner.taxonomy import taxonomy
+
+from .scripted import ScriptedModel
+
+
+def participants():
+    models = {name: ScriptedModel(name, q) for name, q in [("m/strong", 4), ("m/good", 3), ("m/weak", 1)]}
+    return models, {name: Participant(name, backend) for name, backend in models.items()}
+
+
+def run(models, people, examiners, examinees, **kw):
+    settings = ExamSettings(language="da", questions=3, follow_ups=2, seed=5, bootstrap=100, **kw)
+    return run_exam([people[m] for m in examiners], [people[m] for m in examinees], settings)
+
+
+def kinds(records, kind):
+    return [r for r in records if r["kind"] == kind]
+
+
+def test_a_peer_exam_from_questions_to_summary():
+    models, people = participants()
+    names = list(people)
+    records = run(models, people, names, names)
+    questions = kinds(records, "question")
+    main = [q for q in questions if q["depth"] == 0]
+    assert len(main) == 9 and {q["level"] for q in main} == {"memorisation", "comprehension", "analysis"}
+    danish = {d.name for d in taxonomy("da").domains}
+    assert all(q["language"] == "da" and q["domain_name"] in danish for q in main)
+    answers = {a["id"]: a for a in kinds(records, "answer")}
+    grades = kinds(records, "grade")
+    by_question = {q["id"]: q for q in questions}
+    # never examined by itself: an examiner's own answers are uncounted, graded by everyone
+    for a in answers.values():
+        assert a["counted"] == (a["examinee"] != by_question[a["question"]]["examiner"])
+    for g in grades:
+        a = answers[g["answer"]]
+        if g["counted"]:
+            assert g["examiner"] == by_question[a["question"]]["examiner"] != a["examinee"]
+    # follow-ups: only after an answer its examiner graded correct, asked to that examinee alone
+    correct = {g["answer"] for g in grades if g["counted"] and g["accuracy"] == 3}
+    follow = [q for q in questions if q["depth"] > 0]
+    assert follow, "the strong and good models answer correctly, so follow-ups are asked"
+    for q in follow:
+        assert f"{q['parent']}:{q['examinee']}" in correct
+        asked = [a for a in answers.values() if a["question"] == q["id"]]
+        assert [a["examinee"] for a in asked] == [q["examinee"]]
+        shown = [p for p in models[q["examinee"]].prompts if q["text"] in p]
+        assert shown == [f"<user>{q['text']}</user><assistant>"]  # the follow-up alone, no history
+    assert {q["examinee"] for q in follow} == {"m/strong", "m/good"}
+    assert max(q["depth"] for q in follow) == 2
+    # rankings: both orders of each pair, within the bound, the right order
+    for r in kinds(records, "ranking"):
+        n = len(r["order"])
+        assert r["comparisons"] == len(r["judgments"]) <= comparison_bound(n)
+        assert all({j["ab"], j["ba"]} <= set(j["pair"]) | {"?"} for j in r["judgments"])
+    rankings = kinds(records, "ranking")
+    assert len(rankings) == 9
+    for r in rankings:
+        expected = [m for m in names if m != r["examiner"]]  # names are listed best first
+        assert r["order"] == expected
+    summaries = {s["examinee"]: s for s in kinds(records, "summary")}
+    assert [summaries[m]["rank"] for m in names] == [1, 2, 3]
+    assert summaries["m/strong"]["overall"] == 4.0 and summaries["m/weak"]["overall"] == 1.0
+    assert summaries["m/strong"]["overall_ci"] == [4.0, 4.0]
+    assert summaries["m/strong"]["follow_ups"]["1"]["asked"] > 0
+    # self-preference: every examiner grades its own answers as the peers do here
+    assert all(s["self_preference"]["difference"] == 0.0 for s in summaries.values())
+    agreement = kinds(records, "agreement")[0]
+    assert len(agreement["pairs"]) == 3
+    cost = kinds(records, "cost")[0]
+    assert cost["total"]["calls"] == sum(len(m.prompts) for m in models.values())
+    read_exam([__import__("json").dumps(r) for r in records])  # the document validates
+
+
+def test_equal_answers_tie_because_the_two_orders_disagree():
+    models = {name: ScriptedModel(name, 3) for name in ("m/x", "m/y", "m/z")}
+    people = {name: Participant(name, b) for name, b in models.items()}
+    records = run(models, people, ["m/x"], ["m/y", "m/z"], self_preference=False)
+    for r in kinds(records, "ranking"):
+        assert [j["outcome"] for j in r["judgments"]] == ["tie"] and r["tiers"] == [["m/y", "m/z"]]
+
+
+def test_near_duplicate_questions_are_written_again_and_dropped_when_they_persist():
+    models = {"m/rep": ScriptedModel("m/rep", 3, repeat_questions=True), "m/b": ScriptedModel("m/b", 2)}
+    people = {name: Participant(name, b) for name, b in models.items()}
+    records = run(models, people, ["m/rep"], ["m/b"])
+    main = [q for q in kinds(records, "question") if q["depth"] == 0]
+    # every slot of the repeating examiner says "Question 1 from m/rep on <domain>?": the
+    # domains differ, so only the identical ones are near-duplicates
+    texts = [q["text"] for q in main]
+    assert len(texts) == len(set(texts))
+    assert kinds(records, "cost")[0]["dropped_questions"]["m/rep"] == 3 - len(main)
+
+
+def test_a_model_listed_twice_or_an_unknown_language_is_refused():
+    models, people = participants()
+    with pytest.raises(EvaluationError, match="twice"):
+        run(models, people, ["m/good", "m/good"], ["m/weak"])
+    with pytest.raises(EvaluationError, match="no exam taxonomy"):
+        run_exam([people["m/good"]], [people["m/weak"]], ExamSettings(language="xx"))
