@@ -250,3 +250,31 @@ def dataset_stability(rows: list) -> go.Figure:
     )
     figure.add_hline(y=0.9, line=dict(color="#9aa5b1", dash="dot"))
     return figure
+
+
+def examiner_scores(rows: list[dict]) -> go.Figure:
+    """The Examiner board: each examinee's overall Likert score (1-5) with its 95% interval."""
+    shown = [r for r in rows if r["summary"].get("overall") is not None]
+    names = [r["examinee"] for r in shown]
+    means = [r["summary"]["overall"] for r in shown]
+    low = [m - (r["summary"].get("overall_ci") or [m, m])[0] for m, r in zip(means, shown, strict=True)]
+    high = [(r["summary"].get("overall_ci") or [m, m])[1] - m for m, r in zip(means, shown, strict=True)]
+    figure = go.Figure(
+        layout=_layout(
+            xaxis=dict(title="Overall Likert score (1-5), 95% bootstrap interval over questions", range=[0.8, 5.2]),
+            yaxis=dict(autorange="reversed", automargin=True),
+            height=max(220, 60 + 36 * len(shown)),
+            showlegend=False,
+        )
+    )
+    figure.add_trace(
+        go.Scatter(
+            x=means,
+            y=names,
+            mode="markers",
+            marker=dict(color=VARIANT_COLOURS[0], size=9),
+            error_x=dict(type="data", symmetric=False, array=high, arrayminus=low, color="#8d99ae"),
+            hovertemplate="%{y}: %{x:.2f}<extra></extra>",
+        )
+    )
+    return figure

@@ -6,10 +6,21 @@ the significance tests of the mean rank score and its bootstrap interval.
 
 Split by job: ``registry`` (languages, groups, datasets, versions), ``submissions``
 (models, grants, submissions), ``results`` (evaluations, iteration scores), ``boards``
-(aggregates, rankings, snapshots, runs); every model is importable from here.
+(aggregates, rankings, snapshots, runs), ``exams`` (language models as examiners); every model is importable from here.
 """
 
 from leaderboard.models.boards import AggregationRun, BoardSnapshot, Leaderboard, LeaderboardEntry, LeaderboardRanking
+from leaderboard.models.exams import (
+    Exam,
+    ExamAnswer,
+    ExamGrade,
+    Examiner,
+    ExamQuestion,
+    ExamRanking,
+    ExamResult,
+    ExamRun,
+    ExamRunStatus,
+)
 from leaderboard.models.registry import ORIGINS, TASK_CHOICES, Dataset, DatasetVersion, Language, LanguageGroup
 from leaderboard.models.results import Evaluation, EvaluationExamples, IterationScore
 from leaderboard.models.submissions import (
@@ -22,6 +33,15 @@ from leaderboard.models.submissions import (
 )
 
 __all__ = [
+    "Exam",
+    "ExamAnswer",
+    "ExamGrade",
+    "Examiner",
+    "ExamQuestion",
+    "ExamRanking",
+    "ExamResult",
+    "ExamRun",
+    "ExamRunStatus",
     "ACTIVE_SUBMISSION_STATUSES",
     "AggregationRun",
     "BoardSnapshot",

@@ -104,6 +104,9 @@ class Submission(models.Model):
     commit_sha = models.CharField(max_length=64, blank=True, help_text="The commit the revision resolved to.")
     few_shot = models.BooleanField(default=True)
     languages = models.JSONField(default=list, blank=True, help_text="Board codes; empty means the model's languages.")
+    examine = models.BooleanField(
+        default=False, help_text="Also take the examiner exam (issue #17) in the submission's languages."
+    )
     status = models.CharField(max_length=12, choices=SubmissionStatus.choices, default=SubmissionStatus.PENDING)
     failure_reason = models.TextField(blank=True)
     log_excerpt = models.TextField(blank=True)

@@ -1,7 +1,7 @@
 from django.urls import path
 from django.views.generic import RedirectView
 
-from leaderboard.views import history, pages
+from leaderboard.views import examiner, history, pages
 
 urlpatterns = [
     path("", pages.home, name="home"),
@@ -12,6 +12,9 @@ urlpatterns = [
     path("leaderboards/<str:code>/export.<str:fmt>", pages.board_export, name="board-export"),
     path("leaderboards/<str:code>/history/", history.board_history, name="board-history"),
     path("leaderboards/<str:code>/history/<int:pk>/", history.board_snapshot, name="board-snapshot"),
+    path("examiner/<str:code>/", examiner.board, name="examiner-board"),
+    path("examiner/<str:code>/round/<int:round_number>/questions/", examiner.questions, name="exam-questions"),
+    path("examiner/<str:code>/round/<int:round_number>/questions/<str:key>/", examiner.question, name="exam-question"),
     # before the model page: <path:model_id> would swallow the rest
     path("models/<path:model_id>/datasets/<str:dataset>/examples/", pages.model_examples, name="model-examples"),
     path("models/<path:model_id>/", pages.model, name="model"),

@@ -10,14 +10,16 @@ from django.conf import settings
 from django.core.cache import cache
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 from django.views.decorators.http import require_safe
 
 from leaderboard import charts, response_cache, selectors
 from leaderboard.cache_keys import cache_key
-from leaderboard.models import Dataset, Leaderboard
+from leaderboard.models import Dataset, Exam, Leaderboard
 from leaderboard.ranking import all_methods
 from leaderboard.selectors import examples
 from leaderboard.selectors.compare import compare_page
+from leaderboard.selectors.examiner import model_exam_results
 from leaderboard.selectors.stability import PAGE_MODELS, PAGE_REPEATS, dataset_stability
 from leaderboard.services import export
 
@@ -103,13 +105,16 @@ def board(request, code: str):
     if row is None:
         raise Http404(f"No leaderboard {code!r}.")
     version = selectors.board_version(row)
-    build = lambda: _board_page(request, code, filters, row, version)  # noqa: E731
+    has_exam = Exam.objects.filter(language=code).exists()  # the Examiner board link (issue #17)
+    build = lambda: _board_page(request, code, filters, row, version, has_exam)  # noqa: E731
     if filters.method and filters.method != row.method:  # another method's stored ranking: not cached here
         return build()
-    return response_cache.cached(request, "board-page", (code, version, filters.as_query()), build)
+    return response_cache.cached(request, "board-page", (code, version, filters.as_query(), has_exam), build)
 
 
-def _board_page(request, code: str, filters: selectors.BoardFilters, row: Leaderboard, version: str):
+def _board_page(
+    request, code: str, filters: selectors.BoardFilters, row: Leaderboard, version: str, has_exam: bool = False
+):
     data = selectors.get_board(code, filters, board=row, version=version)
     if data is None:
         raise Http404(f"No leaderboard {code!r}.")
@@ -146,6 +151,7 @@ def _board_page(request, code: str, filters: selectors.BoardFilters, row: Leader
         "export_query": query,
         "scatter": _board_scatter(data),
         "changes": _board_changes(data),
+        "examiner_url": reverse("examiner-board", args=[code]) if has_exam else None,
     }
     return render(request, "leaderboard/board.html", context)
 
@@ -174,6 +180,7 @@ def model(request, model_id: str):
     if found is None:
         raise Http404(f"No model {model_id!r} on Glossa.")
     context = selectors.model_page(found)
+    context["exam_results"] = model_exam_results(found)
     context["strip"] = charts.embed(charts.model_strip(context["evaluations"])) if context["evaluations"] else None
     context["task_bars"] = (
         charts.embed(charts.model_task_bars(context["evaluations"])) if context["evaluations"] else None

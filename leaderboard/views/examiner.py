@@ -1,0 +1,41 @@
+"""Examiner boards (issue #17): the board of a language's exam round, its questions and
+one question's answers, grades, ranking and follow-ups."""
+
+from __future__ import annotations
+
+from django.http import Http404
+from django.shortcuts import render
+from django.views.decorators.http import require_safe
+
+from leaderboard import charts
+from leaderboard.selectors import examiner as selectors
+
+
+def _round(request) -> int | None:
+    value = request.GET.get("round", "")
+    return int(value) if value.isascii() and value.isdigit() and len(value) < 8 else None
+
+
+@require_safe
+def board(request, code: str):
+    context = selectors.examiner_board(code, _round(request))
+    if context is None:
+        raise Http404(f"No exam in {code!r} yet: an administrator runs one, or a submission opts in.")
+    context["chart"] = charts.embed(charts.examiner_scores(context["rows"])) if context["rows"] else None
+    return render(request, "leaderboard/examiner_board.html", context)
+
+
+@require_safe
+def questions(request, code: str, round_number: int):
+    context = selectors.exam_questions(code, round_number, selectors.QuestionFilters.from_query(request.GET))
+    if context is None:
+        raise Http404(f"No exam round {round_number} in {code!r}.")
+    return render(request, "leaderboard/exam_questions.html", context)
+
+
+@require_safe
+def question(request, code: str, round_number: int, key: str):
+    context = selectors.exam_question(code, round_number, key)
+    if context is None:
+        raise Http404(f"No question {key!r} in round {round_number} of {code!r}.")
+    return render(request, "leaderboard/exam_question.html", context)
