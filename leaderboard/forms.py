@@ -73,6 +73,12 @@ class SubmissionForm(forms.Form):
         widget=forms.CheckboxSelectMultiple,
         help_text="Leave empty to evaluate every leaderboard of the model's languages.",
     )
+    examine = forms.BooleanField(
+        label="Also take the examiner exam",
+        required=False,
+        help_text="Language models as examiners write open questions in each chosen language, grade the answers "
+        "and rank them against other models (a separate Examiner board; the rank score does not change).",
+    )
 
     def __init__(self, *args, board_choices: list[tuple[str, str]] | None = None, **kwargs):
         super().__init__(*args, **kwargs)

@@ -214,6 +214,8 @@ CELERY_TASK_ROUTES = {
     "leaderboard.tasks.aggregate_boards": {"queue": "default"},
     "leaderboard.tasks.reap_submissions": {"queue": "default"},
     "leaderboard.tasks.apply_submission_event": {"queue": "default"},
+    "leaderboard.tasks.run_exam": {"queue": "gpu"},
+    "leaderboard.tasks.apply_exam_event": {"queue": "default"},
 }
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -258,6 +260,14 @@ EVALUATION_BACKEND = os.environ.get("GLOSSA_BACKEND", "transformers")
 EVALUATION_MAX_TRAIN_STEPS = env_int("GLOSSA_MAX_TRAIN_STEPS", None)
 SUBMISSIONS_PER_DAY = env_int("GLOSSA_SUBMISSIONS_PER_DAY", 5)
 RANK_BOOTSTRAP_REPLICATES = env_int("GLOSSA_RANK_BOOTSTRAP_REPLICATES", 200)
+# Language models as examiners (issue #17): per exam run, questions per examiner, rounds of
+# follow-ups, the answer budget, and at most this many examinees (the submitted model and the
+# latest round's best); GLOSSA_EXAM_PEER=1: every examinee also examines the others.
+EXAM_QUESTIONS = max(1, env_int("GLOSSA_EXAM_QUESTIONS", 30))
+EXAM_FOLLOW_UPS = max(0, env_int("GLOSSA_EXAM_FOLLOW_UPS", 1))
+EXAM_ANSWER_TOKENS = max(8, env_int("GLOSSA_EXAM_ANSWER_TOKENS", 256))
+EXAM_MAX_EXAMINEES = max(2, env_int("GLOSSA_EXAM_MAX_EXAMINEES", 8))
+EXAM_PEER = env_bool("GLOSSA_EXAM_PEER", True)
 # The ranking method boards show (leaderboard/ranking/methods/): euroeval-2024 or euroeval-2026.
 GLOSSA_RANKING_METHOD = os.environ.get("GLOSSA_RANKING_METHOD", "euroeval-2024")
 

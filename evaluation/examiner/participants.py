@@ -23,7 +23,11 @@ def parse_spec(spec: str, default_backend: str) -> tuple[str, str]:
     return model, backend
 
 
-def load_participant(model: str, backend: str, *, trust_remote_code: bool = False) -> Participant:
+def load_participant(
+    model: str, backend: str, *, revision: str = "", api_key: str | None = None, trust_remote_code: bool = False
+) -> Participant:
+    """``revision``: the commit to load (a submission's pinned one); ``api_key``: an
+    OpenAI-compatible endpoint's key (else ``OPENAI_API_KEY`` from the environment)."""
     if backend.startswith("openai"):
         # A served model may be any name the server knows (a hosted API's too); a local
         # tokenizer is used when the model is one we can resolve (its chat template).
@@ -31,11 +35,16 @@ def load_participant(model: str, backend: str, *, trust_remote_code: bool = Fals
             raise EvaluationError(f"{model[:80]!r} is not a served model name")
         try:
             info = resolve_model(model)
-            weights, revision = local_weights(info), info.commit_sha or ""
+            weights, revision = local_weights(info), info.commit_sha or revision
         except EvaluationError:
-            weights, revision = None, ""
-        return Participant(model, load_backend(backend, model, weights), revision)
-    info = resolve_model(model, allow_remote_code=trust_remote_code)
+            weights = None
+        from evaluation.backends.openai import OpenAIBackend
+
+        served = OpenAIBackend(
+            base_url=backend.partition(":")[2] or None, model=model, tokenizer_dir=weights, api_key=api_key
+        )
+        return Participant(model, served, revision)
+    info = resolve_model(model, revision or "main", allow_remote_code=trust_remote_code)
     if not info.generative:
         raise EvaluationError(f"{model} is an encoder: examiners and examinees must generate text")
     loaded = load_backend(backend, info.model_id, local_weights(info), trust_remote_code=trust_remote_code)

@@ -92,6 +92,10 @@ class ExamRun(models.Model):
     class Meta:
         ordering = ["-created_at"]
         constraints = [models.UniqueConstraint(fields=["language", "round"], name="one_exam_run_per_round")]
+        permissions = [
+            ("start_exam_run", "Can start an exam round with the registered examiners"),
+            ("requeue_exam_run", "Can re-queue a failed exam run"),
+        ]
 
     def __str__(self) -> str:
         return f"exam {self.language} round {self.round} ({self.status})"

@@ -218,6 +218,7 @@ def submit(
     languages: list[str] | None = None,
     client_address: str | None = None,
     user=None,
+    examine: bool = False,
 ) -> SubmitOutcome:
     """Queue ``model_id`` at the commit ``revision`` names, or return the equal submission already there.
 
@@ -255,8 +256,13 @@ def submit(
                 client_address=client_address,
                 submitted_by=user if getattr(user, "is_authenticated", False) else None,
                 celery_task_id=task_id,
+                examine=examine,
             )
             transaction.on_commit(lambda: enqueue(submission.pk, task_id))
+            if examine:  # issue #17: one exam run per language that has examiners (the rest is noted)
+                from leaderboard.services.exam_runs import start_for_submission
+
+                start_for_submission(submission, boards or boards_of_datasets(planned))
     except IntegrityError:
         # Someone submitted the same model + commit + variant a moment ago: show theirs.
         existing = find_active(model, pinned, few_shot)

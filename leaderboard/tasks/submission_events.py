@@ -12,7 +12,7 @@ from leaderboard.services.db_retry import best_effort, with_db_retry
 
 logger = logging.getLogger("leaderboard.tasks.submission_events")
 
-__all__ = ["apply_submission_event"]
+__all__ = ["apply_exam_event", "apply_submission_event"]
 
 # A terminal event waits this many times this many seconds for the records sent before it.
 ARRIVAL_RETRIES = 60
@@ -39,3 +39,15 @@ def apply_submission_event(self, event: dict) -> bool:
             with_db_retry(lambda: submission_events.fail_undelivered(event, missing), "failing the submission")
             return False
         raise self.retry(countdown=ARRIVAL_PAUSE) from exc
+
+
+@shared_task(name="leaderboard.tasks.apply_exam_event", bind=True, acks_late=True)
+def apply_exam_event(self, event: dict) -> bool:
+    """Apply one event of an exam run's GPU worker (``services/exam_runs.apply_event``)."""
+    from leaderboard.services import exam_runs
+
+    try:
+        return with_db_retry(lambda: exam_runs.apply_event(event), "applying an exam event")
+    except exam_runs.BadExamEvent as exc:
+        logger.error("dropped: %s", exc)
+        return False

@@ -13,7 +13,7 @@ from leaderboard.client_address import client_address as find_client_address
 from leaderboard.forms import SubmissionForm
 from leaderboard.models import Submission, SubmissionStatus
 from leaderboard.public_text import public_reason
-from leaderboard.services import ratelimit
+from leaderboard.services import exam_runs, ratelimit
 from leaderboard.services import submissions as service
 from leaderboard.submission_progress import Progress
 
@@ -68,6 +68,7 @@ def _submit(request, form, address, admission):
             languages=data["languages"],
             client_address=address,
             user=request.user,
+            examine=data.get("examine", False),
         )
     except service.SubmissionRefused as exc:
         form.add_error(ERROR_FIELDS.get(exc.code), str(exc))
@@ -139,6 +140,8 @@ def detail(request, pk: int):
         "refresh_seconds": REFRESH_SECONDS,
         "boards": boards,
         "staff": request.user.is_staff,
+        "exam_runs": list(submission.exam_runs.order_by("language")),
+        "exam_notes": exam_runs.not_started_notes(submission) if submission.examine else [],
     }
     return render(request, "submissions/detail.html", context)
 

@@ -1,0 +1,252 @@
+"""Exam runs (issue #17): what the ``gpu`` queue is asked to examine, and what it reports.
+
+A run is one new round in one language: the registered examiners that examine in it, and
+as examinees the submitted model (when a submission opted in) and the best of the
+language's latest round (at most ``EXAM_MAX_EXAMINEES``); with ``EXAM_PEER`` the
+registered examiners sit the exam too and every examinee examines the others (never
+itself), with the deployment's backend. The job travels in the message (the GPU worker has no
+database); the worker reports through ``apply_exam_event`` on the ``default`` queue, and
+its finished document is imported like any exam (``services/exam_import.py``). Retries,
+attempts and failure reasons work as for evaluations.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import io
+import logging
+import random
+import uuid
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from evaluation.examiner.taxonomy import exam_languages
+from leaderboard.models import Exam, Examiner, ExamRun, ExamRunStatus, ModelType, Submission
+from leaderboard.public_text import public_reason
+from leaderboard.services.exam_import import MAX_DOCUMENT_BYTES, ExamImportError, import_exam
+
+logger = logging.getLogger("leaderboard.services.exam_runs")
+
+RUN_EXAM_TASK = "leaderboard.tasks.run_exam"
+
+
+class ExamNotStarted(Exception):
+    """Why no exam could be started (no examiner for the language, no taxonomy, ...)."""
+
+
+class BadExamEvent(Exception):
+    pass
+
+
+def examiners_for(language: str) -> list[Examiner]:
+    return [e for e in Examiner.objects.filter(enabled=True) if e.examines(language)]
+
+
+def _next_round(language: str) -> int:
+    last_exam = Exam.objects.filter(language=language).aggregate(m=Max("round"))["m"] or 0
+    last_run = ExamRun.objects.filter(language=language).aggregate(m=Max("round"))["m"] or 0
+    return max(last_exam, last_run) + 1
+
+
+def _previous_examinees(language: str) -> list[dict]:
+    exam = Exam.objects.filter(language=language).order_by("-round").first()
+    if exam is None:
+        return []
+    revisions = {e["model"]: e.get("revision", "") for e in exam.header.get("examinees", [])}
+    return [
+        {"model": r.examinee, "revision": revisions.get(r.examinee, "")}
+        for r in exam.results.order_by("rank", "examinee")
+    ]
+
+
+def refusal(language: str, submission: Submission | None = None) -> str | None:
+    """Why no exam can run in ``language`` (for this submission), or None."""
+    if language not in exam_languages():
+        return f"there is no exam taxonomy for {language!r} yet"
+    if not examiners_for(language):
+        return f"no examiner is registered for {language!r}"
+    if submission is not None and submission.model.model_type == ModelType.ENCODER:
+        return "an encoder cannot answer open questions"
+    return None
+
+
+def start_exam_run(language: str, *, submission: Submission | None = None) -> ExamRun:
+    """Create the run and queue it (after the transaction commits)."""
+    reason = refusal(language, submission)
+    if reason:
+        raise ExamNotStarted(reason)
+    examiners = examiners_for(language)
+    examinees: list[dict] = []
+    if submission is not None:
+        examinees.append({"model": submission.model.model_id, "revision": submission.commit_sha or submission.revision})
+    for previous in _previous_examinees(language):
+        if len(examinees) >= settings.EXAM_MAX_EXAMINEES:
+            break
+        if previous["model"] not in {e["model"] for e in examinees}:
+            examinees.append(previous)
+    examiner_specs = [e.spec() for e in examiners]
+    if settings.EXAM_PEER or len(examinees) < 2:  # the registered examiners sit the exam too
+        for examiner in examiners:
+            if examiner.model_id not in {e["model"] for e in examinees}:
+                examinees.append({"model": examiner.model_id, "revision": ""})
+    if settings.EXAM_PEER:  # peer examination: every examinee examines the others as well
+        registered = {e["model"] for e in examiner_specs}
+        for examinee in examinees:
+            if examinee["model"] not in registered:
+                examiner_specs.append(
+                    {"model": examinee["model"], "backend": settings.EVALUATION_BACKEND, "api_key_env": ""}
+                )
+    job_settings = {
+        "questions": settings.EXAM_QUESTIONS,
+        "follow_ups": settings.EXAM_FOLLOW_UPS,
+        "answer_tokens": settings.EXAM_ANSWER_TOKENS,
+    }
+    for _ in range(5):  # two runs started at once: the second takes the next round
+        try:
+            with transaction.atomic():
+                run = ExamRun.objects.create(
+                    language=language,
+                    round=_next_round(language),
+                    seed=random.SystemRandom().randrange(2**31),
+                    examiners=examiner_specs,
+                    examinees=examinees,
+                    settings=job_settings,
+                    submission=submission,
+                    celery_task_id=str(uuid.uuid4()),
+                )
+                transaction.on_commit(lambda run=run: enqueue(run))
+            return run
+        except IntegrityError:
+            continue
+    raise ExamNotStarted("could not reserve a round number; try again")
+
+
+def start_for_submission(submission: Submission, languages: list[str]) -> list[str]:
+    """Start an exam in each language that has examiners; returns what was not started, and why."""
+    notes = []
+    for language in sorted(set(languages)):
+        try:
+            start_exam_run(language, submission=submission)
+        except ExamNotStarted as exc:
+            notes.append(f"{language}: {exc}")
+    return notes
+
+
+def submission_languages(submission: Submission) -> list[str]:
+    from leaderboard.services.submissions import boards_of_datasets, plan_datasets
+
+    return sorted(set(submission.languages or boards_of_datasets(plan_datasets(submission.languages)[0])))
+
+
+def not_started_notes(submission: Submission) -> list[str]:
+    """For the submission page: each of its languages without an exam run, and why."""
+    started = set(submission.exam_runs.values_list("language", flat=True))
+    notes = []
+    for language in submission_languages(submission):
+        if language not in started:
+            notes.append(f"{language}: {refusal(language, submission) or 'not started'}")
+    return notes
+
+
+def exam_job(run: ExamRun) -> dict:
+    return {
+        "run": run.pk,
+        "language": run.language,
+        "round": run.round,
+        "seed": run.seed,
+        "examiners": run.examiners,
+        "examinees": run.examinees,
+        "settings": run.settings,
+        "backend": settings.EVALUATION_BACKEND,
+        "attempts": run.attempts,
+    }
+
+
+def enqueue(run: ExamRun) -> None:
+    from celery import current_app
+
+    try:
+        current_app.send_task(RUN_EXAM_TASK, args=[exam_job(run)], task_id=run.celery_task_id)
+    except Exception as exc:
+        logger.exception("could not queue exam run %s", run.pk)
+        ExamRun.objects.filter(pk=run.pk, status=ExamRunStatus.PENDING).update(
+            status=ExamRunStatus.FAILED,
+            failure_reason=f"Could not be queued: the task queue is unreachable ({type(exc).__name__}).",
+            finished_at=timezone.now(),
+        )
+
+
+def requeue(run: ExamRun) -> None:
+    """An administrator's retry of a failed run: a new task id, the same round."""
+    run.status, run.failure_reason, run.stage = ExamRunStatus.PENDING, "", ""
+    run.celery_task_id, run.attempts = str(uuid.uuid4()), 0
+    run.save(update_fields=["status", "failure_reason", "stage", "celery_task_id", "attempts"])
+    transaction.on_commit(lambda: enqueue(run))
+
+
+# --- events from the GPU worker -------------------------------------------------------------
+
+
+def document_payload(data: bytes) -> str:
+    return base64.b64encode(gzip.compress(data, mtime=0)).decode("ascii")
+
+
+def _document(payload) -> bytes:
+    if not isinstance(payload, str) or len(payload) > MAX_DOCUMENT_BYTES:
+        raise ExamImportError("the exam document is missing or too large")
+    try:
+        compressed = base64.b64decode(payload, validate=True)
+        with gzip.GzipFile(fileobj=io.BytesIO(compressed)) as handle:
+            data = handle.read(MAX_DOCUMENT_BYTES + 1)
+    except (ValueError, OSError, EOFError) as exc:
+        raise ExamImportError(f"the exam document cannot be decoded ({exc})") from None
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise ExamImportError("the exam document is too large")
+    return data
+
+
+def apply_event(event: dict) -> bool:
+    """Apply one event of the worker that holds ``event["task"]``; an event of a task the
+    run no longer counts on (re-queued) is ignored."""
+    if not isinstance(event, dict) or not isinstance(event.get("run"), int):
+        raise BadExamEvent(f"not an exam event: {str(event)[:200]}")
+    with transaction.atomic():
+        run = ExamRun.objects.select_for_update().filter(pk=event["run"]).first()
+        if run is None or run.celery_task_id != event.get("task"):
+            return False
+        if run.status in (ExamRunStatus.FINISHED, ExamRunStatus.FAILED):
+            return False
+        kind, now = event.get("kind"), timezone.now()
+        if kind == "started":
+            run.status, run.started_at = ExamRunStatus.RUNNING, run.started_at or now
+            run.attempts = int(event.get("attempt") or run.attempts)
+            run.stage = "loading the models"
+        elif kind == "stage":
+            run.stage = str(event.get("stage") or "")[:200]
+        elif kind == "heartbeat":
+            run.heartbeat_at = now
+        elif kind == "finished":
+            try:
+                imported = import_exam(_document(event.get("document")), source=f"exam run {run.pk}", run=run)
+            except ExamImportError as exc:
+                run.status, run.failure_reason = ExamRunStatus.FAILED, f"The exam could not be stored: {exc}"
+            else:
+                run.status, run.stage = ExamRunStatus.FINISHED, f"stored as {imported.exam.exam_id}"
+            run.log_excerpt, run.finished_at = str(event.get("log") or "")[-20000:], now
+        elif kind in ("failed", "gave_up"):
+            reason = (
+                f"The worker died {event.get('attempt')} times while running the exam; the models may not fit."
+                if kind == "gave_up"
+                else public_reason(str(event.get("reason") or "unknown"))
+            )
+            run.status, run.failure_reason, run.finished_at = ExamRunStatus.FAILED, reason, now
+            run.log_excerpt = str(event.get("log") or "")[-20000:]
+        else:
+            raise BadExamEvent(f"unknown exam event {kind!r}")
+        run.heartbeat_at = now if kind != "finished" else run.heartbeat_at
+        run.save()
+    return True

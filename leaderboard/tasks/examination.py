@@ -1,0 +1,152 @@
+"""The exam task (queue ``gpu``, issue #17): one message runs one exam round, without a
+database, and reports through events to the ``default`` queue like an evaluation
+(``services/exam_runs.apply_event``): started, stages, heartbeats, and finished with the
+whole exam document (gzip, base64) or failed with a reason. Deliveries are counted
+before anything loads; after ``GLOSSA_MAX_ATTEMPTS`` the run gives up."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+
+from celery import Task, shared_task
+from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
+from django.conf import settings
+
+from leaderboard import job_control
+from leaderboard.tasks.evaluation import LogBuffer, _failure_reason
+from leaderboard.tasks.worker_events import CeleryEvents, Heartbeat
+
+logger = logging.getLogger("leaderboard.tasks.examination")
+
+EXAM_EVENT_TASK = "leaderboard.tasks.apply_exam_event"
+STAGES = {"question": "writing questions", "answer": "answering", "grade": "grading", "ranking": "ranking answers"}
+
+__all__ = ["run_exam"]
+
+
+class ExamEvents(CeleryEvents):
+    """The events of one (exam run, task), to ``apply_exam_event``."""
+
+    def _event(self, kind: str, data: dict) -> dict:
+        return {"kind": kind, "run": self.submission_id, "task": self.task_id, **data}
+
+    def _publish(self, event: dict, retry_policy: dict) -> None:
+        from celery import current_app
+
+        current_app.send_task(EXAM_EVENT_TASK, args=[event], queue="default", retry=True, retry_policy=retry_policy)
+
+
+def _participants(job: dict):
+    from evaluation.examiner.participants import load_participant
+
+    loaded = {}
+
+    def get(model: str, backend: str, revision: str = "", api_key_env: str = ""):
+        key = (model, backend)
+        if key not in loaded:
+            api_key = os.environ.get(api_key_env) if api_key_env else None
+            if api_key_env and not api_key:
+                from evaluation.errors import EvaluationError
+
+                raise EvaluationError(f"the examiner {model}'s key is not set on this worker ({api_key_env})")
+            loaded[key] = load_participant(model, backend, revision=revision, api_key=api_key)
+        return loaded[key]
+
+    examiner_backends = {e["model"]: e for e in job["examiners"]}
+    revisions = {e["model"]: e.get("revision", "") for e in job["examinees"]}  # a submission's pinned commit
+    examiners = [
+        get(e["model"], e["backend"], revisions.get(e["model"], ""), e.get("api_key_env", "")) for e in job["examiners"]
+    ]
+    examinees = []
+    for e in job["examinees"]:
+        served = examiner_backends.get(e["model"])  # a registered examiner answers through its own backend
+        if served is not None:
+            examinees.append(get(e["model"], served["backend"], e.get("revision", ""), served.get("api_key_env", "")))
+        else:
+            examinees.append(get(e["model"], job.get("backend") or "transformers", e.get("revision", "")))
+    return examiners, examinees, loaded.values()
+
+
+def run_exam_job(job: dict, task_id: str, events=None) -> str:
+    from evaluation.examiner.exam import ExamSettings, run_exam
+    from evaluation.examiner.participants import close_all
+    from leaderboard.services.exam_runs import document_payload
+
+    run_id = int(job["run"])
+    events = events or ExamEvents(run_id, task_id)
+    attempt = int(job.get("attempts") or 0) + job_control.start_attempt(task_id)
+    if attempt > settings.GLOSSA_MAX_ATTEMPTS:
+        events.send("gave_up", attempt=attempt)
+        return "gave up"
+    log = LogBuffer()
+    root = logging.getLogger()
+    root.addHandler(log)
+    participants = []
+    try:
+        events.send("started", attempt=attempt)
+        lines: list[str] = []
+        stage = [""]
+
+        def on_record(record: dict) -> None:
+            lines.append(json.dumps(record, ensure_ascii=False))
+            name = STAGES.get(record["kind"])
+            if name and name != stage[0]:
+                stage[0] = name
+                events.try_send("stage", stage=name)
+
+        with Heartbeat(events):
+            examiners, examinees, participants = _participants(job)
+            s = job["settings"]
+            exam_settings = ExamSettings(
+                language=job["language"],
+                questions=int(s["questions"]),
+                follow_ups=int(s["follow_ups"]),
+                round=int(job["round"]),
+                seed=int(job["seed"]),
+                answer_tokens=int(s.get("answer_tokens") or 256),
+            )
+            logger.info("exam run %s: %s round %s", run_id, job["language"], job["round"])
+            run_exam(examiners, examinees, exam_settings, on_record=on_record)
+        document = ("\n".join(lines) + "\n").encode("utf-8")
+        events.send("finished", document=document_payload(document), log=log.text())
+        return "finished"
+    except Exception as exc:
+        if not isinstance(exc, SoftTimeLimitExceeded):
+            logger.exception("exam run %s failed", run_id)
+        events.send("failed", reason=_failure_reason(exc), log=log.text())
+        return "failed"
+    finally:
+        close_all(list(participants))
+        root.removeHandler(log)
+
+
+class ExamTask(Task):
+    """Reports a run the pool killed at the hard time limit (nothing else would)."""
+
+    def on_failure(self, exc, task_id, args, kwargs, einfo):
+        job = args[0] if args else kwargs.get("job")
+        if isinstance(job, dict) and "run" in job:
+            reason = (
+                f"Timed out at the hard limit of {settings.GLOSSA_EVAL_TIME_LIMIT} seconds."
+                if isinstance(exc, TimeLimitExceeded)
+                else f"Internal error ({type(exc).__name__}: {exc})."
+            )
+            ExamEvents(int(job["run"]), task_id).send("failed", reason=reason, log=str(einfo)[-8000:] if einfo else "")
+
+
+@shared_task(
+    name="leaderboard.tasks.run_exam",
+    base=ExamTask,
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=settings.GLOSSA_EVAL_SOFT_TIME_LIMIT,
+    time_limit=settings.GLOSSA_EVAL_TIME_LIMIT,
+)
+def run_exam(self, job: dict) -> str:
+    if not isinstance(job, dict) or "run" not in job:
+        logger.error("run_exam got %r, not an exam job", job)
+        return "skipped"
+    return run_exam_job(job, task_id=self.request.id or "")

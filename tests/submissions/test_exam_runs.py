@@ -1,0 +1,142 @@
+"""Exams on the ``gpu`` queue (issue #17), on real parts: a submission opts in, a real
+Celery worker without a database runs the exam with the bundled models, the ``default``
+worker imports it, and the Examiner board shows it. Faults: a refused document, a stale
+task's events, an examiner whose key is missing, and languages that cannot be examined."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from bs4 import BeautifulSoup
+
+from leaderboard.models import Dataset, Exam, Examiner, ExamResult, ExamRun, ExamRunStatus, Submission
+from leaderboard.services import exam_runs
+
+from .conftest import GEMMA, SMOL
+from .worker import wait_for
+
+pytestmark = [pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def small_exams(settings):
+    settings.EXAM_QUESTIONS = 2
+    settings.EXAM_FOLLOW_UPS = 1
+    settings.EXAM_ANSWER_TOKENS = 32
+
+
+@pytest.fixture
+def one_danish_dataset(datasets):
+    Dataset.objects.update(in_suite=False)
+    Dataset.objects.filter(name="scala-da").update(in_suite=True)
+
+
+def run_of(submission):
+    return ExamRun.objects.filter(submission=submission).first()
+
+
+@pytest.mark.slow
+def test_a_submission_that_opts_in_is_examined_on_the_gpu_queue(
+    worker, one_danish_dataset, small_exams, empty_gpu_queue, client
+):
+    Examiner.objects.create(model_id=GEMMA, backend="transformers", languages=["da"])
+    page = client.post(
+        "/submit/", {"model_id": SMOL, "revision": "main", "few_shot": "few", "languages": ["da"], "examine": "on"}
+    )
+    assert page.status_code == 302
+    submission = Submission.objects.get()
+    assert submission.examine
+    run = run_of(submission)
+    assert run.language == "da" and run.round == 1 and run.status == ExamRunStatus.PENDING
+    assert [e["model"] for e in run.examinees] == [SMOL, GEMMA]
+    assert {e["model"] for e in run.examiners} == {GEMMA, SMOL}  # peer examination
+    wait_for(
+        lambda: ExamRun.objects.get(pk=run.pk).status in (ExamRunStatus.FINISHED, ExamRunStatus.FAILED),
+        600,
+        "the exam run to finish",
+        worker,
+    )
+    run.refresh_from_db()
+    assert run.status == ExamRunStatus.FINISHED, run.failure_reason + run.log_excerpt[-2000:]
+    assert run.attempts == 1 and run.started_at and run.finished_at
+    exam = Exam.objects.get(run=run)
+    assert exam.language == "da" and exam.round == 1
+    results = {r.examinee: r for r in ExamResult.objects.filter(exam=exam)}
+    assert set(results) == {SMOL, GEMMA}
+    for result in results.values():
+        low, high = result.summary["overall_ci"]
+        assert low <= result.overall <= high
+    # never examined by itself: each is graded by the other only
+    for question in exam.questions.filter(depth=0):
+        for answer in question.answers.filter(counted=True):
+            assert answer.examinee != question.examiner
+    detail = BeautifulSoup(client.get(f"/submissions/{submission.pk}/").content, "html.parser")
+    assert detail.select_one('#exam-runs tr[data-status="FINISHED"]') is not None
+    board = BeautifulSoup(client.get("/examiner/da/").content, "html.parser")
+    assert {r["data-model"] for r in board.select("#examiner-board tr.examinee")} == {SMOL, GEMMA}
+
+
+def test_languages_without_examiners_or_taxonomy_are_noted_and_refused(one_danish_dataset, empty_gpu_queue, client):
+    page = client.post(
+        "/submit/", {"model_id": SMOL, "revision": "main", "few_shot": "few", "languages": ["da"], "examine": "on"}
+    )
+    assert page.status_code == 302
+    submission = Submission.objects.get()
+    assert not ExamRun.objects.exists()
+    detail = BeautifulSoup(client.get(f"/submissions/{submission.pk}/").content, "html.parser")
+    assert "no examiner is registered for 'da'" in detail.select_one("#exam-notes").get_text()
+    with pytest.raises(exam_runs.ExamNotStarted, match="taxonomy"):
+        exam_runs.start_exam_run("xx")
+
+
+def test_a_bad_document_fails_the_run_with_a_reason_and_stores_nothing(one_danish_dataset, empty_gpu_queue):
+    Examiner.objects.create(model_id=GEMMA, languages=["da"])
+    run = exam_runs.start_exam_run("da")
+    task = run.celery_task_id
+    assert exam_runs.apply_event({"kind": "started", "run": run.pk, "task": task, "attempt": 1})
+    assert not exam_runs.apply_event({"kind": "finished", "run": run.pk, "task": "another-task", "document": ""})
+    bad = exam_runs.document_payload(json.dumps({"kind": "question"}).encode())
+    assert exam_runs.apply_event({"kind": "finished", "run": run.pk, "task": task, "document": bad, "log": "x"})
+    run.refresh_from_db()
+    assert run.status == ExamRunStatus.FAILED
+    assert "could not be stored" in run.failure_reason and "starts with its exam line" in run.failure_reason
+    assert not Exam.objects.exists()
+    bomb = "A" * 100  # not base64 of a gzip stream
+    second = exam_runs.start_exam_run("da")
+    assert second.round == 2  # a new round each time
+    exam_runs.apply_event({"kind": "finished", "run": second.pk, "task": second.celery_task_id, "document": bomb})
+    second.refresh_from_db()
+    assert second.status == ExamRunStatus.FAILED and "cannot be decoded" in second.failure_reason
+    with pytest.raises(exam_runs.BadExamEvent):
+        exam_runs.apply_event({"kind": "finished", "run": "1"})
+
+
+def test_a_missing_examiner_key_fails_on_the_worker_with_a_clear_reason(settings):
+    from leaderboard.tasks.examination import run_exam_job
+
+    class Recorder:
+        def __init__(self):
+            self.events = []
+
+        def send(self, kind, **data):
+            self.events.append((kind, data))
+
+        try_send = send
+
+    job = {
+        "run": 1,
+        "language": "da",
+        "round": 1,
+        "seed": 1,
+        "examiners": [
+            {"model": "gpt-x", "backend": "openai:http://127.0.0.1:9/v1", "api_key_env": "GLOSSA_NO_SUCH_KEY"}
+        ],
+        "examinees": [{"model": SMOL, "revision": ""}],
+        "settings": {"questions": 1, "follow_ups": 0},
+        "attempts": 0,
+    }
+    events = Recorder()
+    assert run_exam_job(job, task_id="exam-missing-key", events=events) == "failed"
+    kind, data = events.events[-1]
+    assert kind == "failed" and "GLOSSA_NO_SUCH_KEY" in data["reason"]
