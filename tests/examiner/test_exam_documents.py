@@ -1,0 +1,92 @@
+"""Exam documents are hostile until checked: every fault is refused with its line, and an
+import stores all of a document or nothing."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from evaluation.examiner.exam import ExamSettings, Participant, run_exam
+from evaluation.examiner.records import ExamFormatError, read_exam
+from leaderboard.models import Exam, ExamQuestion
+from leaderboard.services.exam_import import ExamImportError, import_exam
+
+from .scripted import ScriptedModel
+
+
+@pytest.fixture(scope="module")
+def document() -> list[dict]:
+    people = [Participant(name, ScriptedModel(name, q)) for name, q in [("m/a", 4), ("m/b", 3), ("m/c", 1)]]
+    return run_exam(people[:2], people, ExamSettings(language="da", questions=2, follow_ups=1, bootstrap=50))
+
+
+def text(records) -> list[str]:
+    return [r if isinstance(r, str) else json.dumps(r) for r in records]  # a str is a raw (broken) line
+
+
+def first(records, kind, **match):
+    return next(r for r in records if r["kind"] == kind and all(r.get(k) == v for k, v in match.items()))
+
+
+def broken(document, change):
+    records = copy.deepcopy(document)
+    change(records)
+    return text(records)
+
+
+CASES = {
+    "not JSON": lambda rs: rs.insert(3, "{oops}"),
+    "no exam line first": lambda rs: rs.pop(0),
+    "unknown kind": lambda rs: rs.append({"kind": "verdict"}),
+    "unknown language": lambda rs: rs[0].update(language="xx"),
+    "a question in another language": lambda rs: first(rs, "question").update(language="sv"),
+    "an unknown level": lambda rs: first(rs, "question").update(level="trivia"),
+    "an examiner not in the exam": lambda rs: first(rs, "question").update(examiner="m/z"),
+    "an answer to no question": lambda rs: first(rs, "answer").update(question="q9-9"),
+    "a counted answer to its own question": lambda rs: first(rs, "answer", counted=False).update(counted=True),
+    "a grade out of range": lambda rs: first(rs, "grade").update(overall=6),
+    "a grade that is a string": lambda rs: first(rs, "grade").update(accuracy="3"),
+    "a counted grade by another examiner": lambda rs: first(rs, "grade", counted=True).update(
+        examiner=next(
+            e["model"] for e in rs[0]["examiners"] if e["model"] != first(rs, "grade", counted=True)["examiner"]
+        )
+    ),
+    "more comparisons than merge sort makes": lambda rs: first(rs, "ranking").update(comparisons=99),
+    "a ranking of someone who did not answer": lambda rs: first(rs, "ranking")["order"].append("m/z"),
+    "a judgment outcome outside its pair": lambda rs: first(rs, "ranking")["judgments"][0].update(outcome="m/z"),
+    "a follow-up without its parent": lambda rs: next(r for r in rs if r["kind"] == "question" and r["depth"]).update(
+        parent="q9-9"
+    ),
+    "an oversized text": lambda rs: first(rs, "answer").update(text="x" * 20_001),
+}
+
+
+@pytest.mark.parametrize("fault", CASES)
+def test_each_fault_is_refused_with_its_line(document, fault):
+    with pytest.raises(ExamFormatError) as refused:
+        read_exam(broken(document, CASES[fault]))
+    assert fault == "no exam line first" or str(refused.value).startswith("line ")
+    if fault == "not JSON":
+        assert "not JSON" in str(refused.value)
+
+
+@pytest.mark.django_db
+def test_a_refused_document_stores_nothing_and_a_good_one_imports_once(document):
+    with pytest.raises(ExamImportError, match="integer from 1 to 5"):
+        import_exam("\n".join(broken(document, CASES["a grade out of range"])).encode())
+    assert not Exam.objects.exists() and not ExamQuestion.objects.exists()
+    with pytest.raises(ExamImportError, match="UTF-8"):
+        import_exam(b"\xff\xfe")
+    data = "\n".join(text(document)).encode()
+    assert import_exam(data).created and not import_exam(data).created
+    altered = copy.deepcopy(document)
+    first(altered, "question")["text"] = "Another question entirely?"
+    with pytest.raises(ExamImportError, match="other content"):
+        import_exam("\n".join(text(altered)).encode())
+    other = copy.deepcopy(document)
+    other[0]["exam"] = "da-round1-seed99"
+    with pytest.raises(ExamImportError, match="round 1 of da is already"):
+        import_exam("\n".join(text(other)).encode())
+    assert Exam.objects.count() == 1
