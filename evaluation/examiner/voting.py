@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections import defaultdict
 from collections.abc import Iterable
 from itertools import combinations
@@ -54,7 +55,9 @@ def bootstrap_intervals(matrix: np.ndarray, replicates: int, seed: int) -> tuple
         with np.errstate(invalid="ignore", divide="ignore"):
             means[b] = np.where(counts > 0, values[draw].sum(axis=0) / counts, np.nan)
         ranks[b] = _ranks(means[b])
-    mean_ci = np.nanpercentile(means, [2.5, 97.5], axis=0) if replicates else np.full((2, n_examinees), np.nan)
+    with warnings.catch_warnings():  # an examinee without any grade has an all-NaN column: NaN, said plainly
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mean_ci = np.nanpercentile(means, [2.5, 97.5], axis=0) if replicates else np.full((2, n_examinees), np.nan)
     rank_ci = np.percentile(ranks, [2.5, 97.5], axis=0) if replicates else np.full((2, n_examinees), np.nan)
     return mean_ci, rank_ci
 
@@ -160,7 +163,7 @@ def summarise(records: Iterable[dict], *, bootstrap: int = 1000, seed: int = 0) 
                 "examinee": model,
                 "questions": len(grades),
                 "overall": _round(overall[j]),
-                "overall_ci": None if mean_ci is None else [_round(mean_ci[0, j]), _round(mean_ci[1, j])],
+                "overall_ci": None if mean_ci is None or not grades else [_round(mean_ci[0, j]), _round(mean_ci[1, j])],
                 "rank": int(ranks[j]) if grades else None,
                 "rank_ci": None if rank_ci is None or not grades else [int(rank_ci[0, j]), int(np.ceil(rank_ci[1, j]))],
                 **{dim: _round(np.mean([g[dim] for g in grades])) if grades else None for dim in DIMENSIONS},
