@@ -55,6 +55,12 @@ def build_parser() -> argparse.ArgumentParser:
     exam.add_argument("--level", action="append", default=None, help="memorisation | comprehension | analysis")
     exam.add_argument("--answer-tokens", type=int, default=160)
     exam.add_argument("--no-self-preference", action="store_true", help="skip the examiners' own answers")
+    exam.add_argument(
+        "--after",
+        action="append",
+        default=[],
+        help="an earlier round's exam document: its questions are not asked again",
+    )
     exam.add_argument("--backend", default="transformers", help="default backend: transformers | vllm | openai:URL")
     exam.add_argument("--trust-remote-code", action="store_true")
     exam.add_argument("--output", required=True, help="JSONL file the exam is written to (replaced)")
@@ -86,6 +92,17 @@ class _Progress:
                 log.info("%s: %d/%d prompts (%d%%)", dataset, done, total, pct)
 
 
+def earlier_questions(paths: list[str]) -> list[str]:
+    """The main questions of earlier rounds' exam documents (checked as any document)."""
+    from evaluation.examiner.records import read_exam
+
+    texts: list[str] = []
+    for path in paths:
+        with open(path, encoding="utf-8") as handle:
+            texts += [q["text"] for q in read_exam(handle).questions if q["depth"] == 0]
+    return texts
+
+
 def examine(args: argparse.Namespace) -> int:
     from evaluation.examiner.exam import ExamSettings, run_exam
     from evaluation.examiner.participants import close_all, load_participants
@@ -100,6 +117,7 @@ def examine(args: argparse.Namespace) -> int:
         levels=tuple(args.level or LEVEL_NAMES),
         answer_tokens=args.answer_tokens,
         self_preference=not args.no_self_preference,
+        earlier_questions=tuple(earlier_questions(args.after)),
     )
     examiners, examinees = load_participants(
         args.examiner, args.examinee, args.backend, trust_remote_code=args.trust_remote_code

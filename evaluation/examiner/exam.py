@@ -58,6 +58,7 @@ class ExamSettings:
     attempts: int = 3  # tries per question slot (unparseable or near-duplicate output)
     self_preference: bool = True
     bootstrap: int = 1000
+    earlier_questions: tuple[str, ...] = ()  # earlier rounds' questions: a new one must differ from them
 
     def __post_init__(self):
         if self.questions < 1:
@@ -122,7 +123,7 @@ class Exam:
         self.on_record = on_record
         self.exam_id = f"{settings.language}-round{settings.round}-seed{settings.seed}"
         self.dropped: dict[str, int] = {}
-        self.written: list[str] = []  # every question kept so far: later ones must differ
+        self.written: list[str] = list(settings.earlier_questions)  # a new question must differ from these
 
     # --- output --------------------------------------------------------------------------------
     def emit(self, record: dict) -> None:

@@ -25,7 +25,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from evaluation.examiner.taxonomy import exam_languages
-from leaderboard.models import Exam, Examiner, ExamRun, ExamRunStatus, ModelType, Submission
+from leaderboard.models import Exam, Examiner, ExamQuestion, ExamRun, ExamRunStatus, ModelType, Submission
 from leaderboard.public_text import public_reason
 from leaderboard.services.exam_import import MAX_DOCUMENT_BYTES, ExamImportError, import_exam
 
@@ -74,6 +74,15 @@ def refusal(language: str, submission: Submission | None = None) -> str | None:
     return None
 
 
+def earlier_questions(language: str, limit: int = 2000) -> list[str]:
+    """The language's stored main questions, newest rounds first: a new round must not repeat them."""
+    return list(
+        ExamQuestion.objects.filter(exam__language=language, depth=0)
+        .order_by("-exam__round", "id")
+        .values_list("text", flat=True)[:limit]
+    )
+
+
 def start_exam_run(language: str, *, submission: Submission | None = None) -> ExamRun:
     """Create the run and queue it (after the transaction commits)."""
     reason = refusal(language, submission)
@@ -101,6 +110,7 @@ def start_exam_run(language: str, *, submission: Submission | None = None) -> Ex
                     {"model": examinee["model"], "backend": settings.EVALUATION_BACKEND, "api_key_env": ""}
                 )
     job_settings = {
+        "earlier_questions": earlier_questions(language),
         "questions": settings.EXAM_QUESTIONS,
         "follow_ups": settings.EXAM_FOLLOW_UPS,
         "answer_tokens": settings.EXAM_ANSWER_TOKENS,

@@ -106,6 +106,7 @@ def run_exam_job(job: dict, task_id: str, events=None) -> str:
                 round=int(job["round"]),
                 seed=int(job["seed"]),
                 answer_tokens=int(s.get("answer_tokens") or 256),
+                earlier_questions=tuple(str(q) for q in s.get("earlier_questions", [])),
             )
             logger.info("exam run %s: %s round %s", run_id, job["language"], job["round"])
             run_exam(examiners, examinees, exam_settings, on_record=on_record)

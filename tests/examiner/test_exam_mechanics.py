@@ -107,3 +107,12 @@ def test_a_model_listed_twice_or_an_unknown_language_is_refused():
         run(models, people, ["m/good", "m/good"], ["m/weak"])
     with pytest.raises(EvaluationError, match="no exam taxonomy"):
         run_exam([people["m/good"]], [people["m/weak"]], ExamSettings(language="xx"))
+
+
+def test_questions_of_earlier_rounds_are_not_asked_again():
+    models = {"m/rep": ScriptedModel("m/rep", 3, repeat_questions=True), "m/b": ScriptedModel("m/b", 2)}
+    people = {name: Participant(name, b) for name, b in models.items()}
+    earlier = tuple(f"Question 1 from m/rep on {d.name}?" for d in taxonomy("da").domains)
+    records = run(models, people, ["m/rep"], ["m/b"], earlier_questions=earlier)
+    assert not [q for q in kinds(records, "question") if q["depth"] == 0]
+    assert kinds(records, "cost")[0]["dropped_questions"]["m/rep"] == 3

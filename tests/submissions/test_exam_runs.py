@@ -140,3 +140,19 @@ def test_a_missing_examiner_key_fails_on_the_worker_with_a_clear_reason(settings
     assert run_exam_job(job, task_id="exam-missing-key", events=events) == "failed"
     kind, data = events.events[-1]
     assert kind == "failed" and "GLOSSA_NO_SUCH_KEY" in data["reason"]
+
+
+def test_a_new_round_is_told_the_questions_of_earlier_rounds(one_danish_dataset, empty_gpu_queue):
+    from evaluation.examiner.exam import ExamSettings, Participant, run_exam
+    from leaderboard.services.exam_import import import_exam
+    from tests.examiner.scripted import ScriptedModel
+
+    people = [Participant(name, ScriptedModel(name, 3)) for name in ("m/a", "m/b")]
+    records = run_exam(people, people, ExamSettings(language="da", questions=2, follow_ups=0, bootstrap=10))
+    import_exam("\n".join(json.dumps(r) for r in records).encode())
+    Examiner.objects.create(model_id=GEMMA, languages=["da"])
+    run = exam_runs.start_exam_run("da")
+    asked = {r["text"] for r in records if r["kind"] == "question" and r["depth"] == 0}
+    assert run.round == 2 and set(run.settings["earlier_questions"]) == asked
+    # the previous round's examinees sit the new one, with the registered examiner
+    assert [e["model"] for e in run.examinees] == ["m/a", "m/b", GEMMA]
