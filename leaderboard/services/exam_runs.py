@@ -18,10 +18,11 @@ import io
 import logging
 import random
 import uuid
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.utils import timezone
 
 from evaluation.examiner.taxonomy import exam_languages
@@ -190,12 +191,57 @@ def enqueue(run: ExamRun) -> None:
         )
 
 
-def requeue(run: ExamRun) -> None:
-    """An administrator's retry of a failed run: a new task id, the same round."""
+def requeue(run: ExamRun, *, keep_attempts: bool = False) -> None:
+    """Queue the run again under a new task id (the old task's events are then ignored), the
+    same round: an administrator's retry starts the attempts afresh, the reaper's does not."""
     run.status, run.failure_reason, run.stage = ExamRunStatus.PENDING, "", ""
-    run.celery_task_id, run.attempts = str(uuid.uuid4()), 0
-    run.save(update_fields=["status", "failure_reason", "stage", "celery_task_id", "attempts"])
+    run.celery_task_id, run.attempts = str(uuid.uuid4()), run.attempts if keep_attempts else 0
+    run.heartbeat_at = None
+    run.save(update_fields=["status", "failure_reason", "stage", "celery_task_id", "attempts", "heartbeat_at"])
     transaction.on_commit(lambda: enqueue(run))
+
+
+def reap(now=None) -> dict[str, list[int]]:
+    """The reaper's part for exam runs (``services/reaper.py``): a RUNNING run whose
+    heartbeat stopped, or a PENDING one whose message no queue holds, is queued again, or
+    FAILED once ``GLOSSA_MAX_ATTEMPTS`` starts were made."""
+    from leaderboard.services import broker_probe
+
+    now = now or timezone.now()
+    report: dict[str, list[int]] = {"requeued": [], "failed": []}
+    stale = now - timedelta(seconds=settings.GLOSSA_HEARTBEAT_TIMEOUT)
+    candidates = list(
+        ExamRun.objects.filter(status=ExamRunStatus.RUNNING).filter(
+            Q(heartbeat_at__lt=stale) | Q(heartbeat_at__isnull=True, started_at__lt=stale)
+        )
+    )
+    waiting = list(
+        ExamRun.objects.filter(
+            status=ExamRunStatus.PENDING, created_at__lt=now - timedelta(seconds=settings.GLOSSA_PENDING_TIMEOUT)
+        )
+    )
+    if waiting:
+        queued = broker_probe.queued_task_ids("gpu")
+        if queued is not None:
+            candidates += [run for run in waiting if run.celery_task_id not in queued]
+    for candidate in candidates:
+        with transaction.atomic():
+            run = ExamRun.objects.select_for_update().get(pk=candidate.pk)
+            if (run.status, run.celery_task_id, run.heartbeat_at) != (
+                candidate.status,
+                candidate.celery_task_id,
+                candidate.heartbeat_at,
+            ):
+                continue  # it moved on meanwhile
+            if run.attempts >= settings.GLOSSA_MAX_ATTEMPTS:
+                run.status, run.finished_at = ExamRunStatus.FAILED, now
+                run.failure_reason = f"Its worker stopped responding {run.attempts} times; the models may not fit."
+                run.save(update_fields=["status", "finished_at", "failure_reason"])
+                report["failed"].append(run.pk)
+            else:
+                requeue(run, keep_attempts=True)
+                report["requeued"].append(run.pk)
+    return report
 
 
 # --- events from the GPU worker -------------------------------------------------------------

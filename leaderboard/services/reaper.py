@@ -40,9 +40,10 @@ logger = logging.getLogger("leaderboard.reaper")
 class ReapReport:
     requeued: list[int] = field(default_factory=list)
     failed: list[int] = field(default_factory=list)
+    exam_runs: dict = field(default_factory=dict)  # services/exam_runs.reap: the same for exam runs
 
     def as_json(self) -> dict:
-        return {"requeued": self.requeued, "failed": self.failed}
+        return {"requeued": self.requeued, "failed": self.failed, "exam_runs": self.exam_runs}
 
 
 def _note(report: ReapReport, pk: int, outcome: str | None) -> None:
@@ -78,4 +79,7 @@ def reap(now=None) -> ReapReport:
                 if task_id not in queued:
                     expected = {"status": SubmissionStatus.PENDING, "celery_task_id": task_id}
                     _note(report, pk, take_back(pk, expected, "lost its queue message"))
+    from leaderboard.services import exam_runs
+
+    report.exam_runs = exam_runs.reap(now)
     return report

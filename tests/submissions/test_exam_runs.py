@@ -156,3 +156,35 @@ def test_a_new_round_is_told_the_questions_of_earlier_rounds(one_danish_dataset,
     assert run.round == 2 and set(run.settings["earlier_questions"]) == asked
     # the previous round's examinees sit the new one, with the registered examiner
     assert [e["model"] for e in run.examinees] == ["m/a", "m/b", GEMMA]
+
+
+def test_the_reaper_requeues_a_silent_or_lost_run_and_fails_it_after_the_last_attempt(
+    one_danish_dataset, empty_gpu_queue, settings
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from leaderboard.services.reaper import reap
+
+    Examiner.objects.create(model_id=GEMMA, languages=["da"])
+    silent = exam_runs.start_exam_run("da")
+    old_task = silent.celery_task_id
+    exam_runs.apply_event({"kind": "started", "run": silent.pk, "task": old_task, "attempt": 1})
+    long_ago = timezone.now() - timedelta(seconds=settings.GLOSSA_HEARTBEAT_TIMEOUT + 5)
+    ExamRun.objects.filter(pk=silent.pk).update(heartbeat_at=long_ago)
+    lost = exam_runs.start_exam_run("da")
+    ExamRun.objects.filter(pk=lost.pk).update(created_at=timezone.now() - timedelta(days=1))
+    empty_gpu_queue.delete("gpu")  # its message is gone
+    report = reap()
+    assert sorted(report.exam_runs["requeued"]) == sorted([silent.pk, lost.pk])
+    silent.refresh_from_db()
+    assert silent.status == ExamRunStatus.PENDING and silent.celery_task_id != old_task and silent.attempts == 1
+    assert not exam_runs.apply_event({"kind": "finished", "run": silent.pk, "task": old_task, "document": ""})
+    # the last allowed start made: the next silence fails it with a reason
+    ExamRun.objects.filter(pk=silent.pk).update(
+        status=ExamRunStatus.RUNNING, attempts=settings.GLOSSA_MAX_ATTEMPTS, heartbeat_at=long_ago
+    )
+    assert silent.pk in reap().exam_runs["failed"]
+    silent.refresh_from_db()
+    assert silent.status == ExamRunStatus.FAILED and "stopped responding" in silent.failure_reason
