@@ -23,7 +23,8 @@ migrate: install
 # The demo's protocol, shared by its data commands, site and workers: a slice (3 iterations
 # on the first 32 test rows), so a CPU evaluates a submission in minutes. The suite's seed
 # results (data/results/suite/) were made with exactly these settings.
-DEMO_ENV := GLOSSA_ITERATIONS=3 GLOSSA_TEST_LIMIT=32 GLOSSA_MAX_TRAIN_STEPS=20
+DEMO_ENV := GLOSSA_ITERATIONS=3 GLOSSA_TEST_LIMIT=32 GLOSSA_MAX_TRAIN_STEPS=20 \
+	GLOSSA_EXAM_QUESTIONS=3 GLOSSA_EXAM_ANSWER_TOKENS=96
 VAR ?= var
 DATA_FILES := $(shell find data -type f 2>/dev/null)
 MIGRATIONS := $(wildcard leaderboard/migrations/0*.py)
@@ -40,11 +41,14 @@ $(VAR)/demo-data.stamp: $(VENV)/.installed $(MIGRATIONS) $(DATA_FILES)
 	@if ls data/results/suite/*.jsonl >/dev/null 2>&1; then \
 	  for f in data/results/suite/*.jsonl; do $(DEMO_ENV) $(BIN)/python manage.py import_results "$$f"; done; fi
 	$(DEMO_ENV) $(BIN)/python manage.py aggregate
+	@if ls data/exams/*.jsonl >/dev/null 2>&1; then \
+	  for f in data/exams/*.jsonl; do $(BIN)/python manage.py import_exam "$$f"; done; fi
 	@mkdir -p $(VAR) && touch $@
 
 # The site and a worker on the embedded default (SQLite, file-system Celery broker).
 demo: data
 	@$(BIN)/python manage.py demo_admin
+	@$(BIN)/python manage.py demo_examiners
 	@$(BIN)/python manage.py collectstatic --noinput -v0
 	$(DEMO_ENV) bash scripts/serve.sh $(PORT)
 

@@ -1,4 +1,8 @@
-"""Near-duplicate questions: word-trigram Jaccard similarity on normalised text."""
+"""Near-duplicate questions: the overlap of their word trigrams on normalised text.
+
+The overlap coefficient |A ∩ B| / min(|A|, |B|) (not Jaccard's |A ∩ B| / |A ∪ B|): a
+question that repeats another inside a longer sentence ("Is there any evidence that ...")
+is a near-duplicate too."""
 
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ def similarity(a: str, b: str) -> float:
     sa, sb = _shingles(a), _shingles(b)
     if not sa or not sb:
         return 1.0 if sa == sb else 0.0
-    return len(sa & sb) / len(sa | sb)
+    return len(sa & sb) / min(len(sa), len(sb))
 
 
 def is_near_duplicate(text: str, kept: Iterable[str], threshold: float = THRESHOLD) -> bool:

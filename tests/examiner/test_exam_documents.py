@@ -90,3 +90,17 @@ def test_a_refused_document_stores_nothing_and_a_good_one_imports_once(document)
     with pytest.raises(ExamImportError, match="round 1 of da is already"):
         import_exam("\n".join(text(other)).encode())
     assert Exam.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_the_repository_exams_import_and_show_on_their_board(client):
+    from pathlib import Path
+
+    from django.core.management import call_command
+
+    files = sorted((Path(__file__).resolve().parents[2] / "data" / "exams").glob("*.jsonl"))
+    assert files, "make demo shows an Examiner board from data/exams/"
+    call_command("import_exam", *map(str, files))
+    for exam in Exam.objects.all():
+        page = client.get(f"/examiner/{exam.language}/", {"round": exam.round})
+        assert page.status_code == 200 and exam.exam_id.encode() in page.content

@@ -89,3 +89,14 @@ def test_tiers_join_only_neighbours_that_were_compared_and_tied():
     for tier in ranking.tiers():
         for x, y in itertools.pairwise(tier):
             assert frozenset((x, y)) in tied
+
+
+def test_near_duplicates_by_hand():
+    from evaluation.examiner.dedup import is_near_duplicate, similarity
+
+    # four trigrams each, one shared ("what is the")
+    assert similarity("What is the capital of Denmark?", "What is the population of Denmark?") == pytest.approx(1 / 4)
+    assert similarity("Hvad er Danmarks hovedstad?", "hvad er danmarks  HOVEDSTAD") == 1.0
+    longer = "Is there any evidence that the tax on sugar lowered obesity in Denmark?"
+    assert is_near_duplicate(longer, ["Did the tax on sugar lower obesity in Denmark?", "Who won?"]) is False
+    assert is_near_duplicate(longer, ["Is there evidence that the tax on sugar lowered obesity?"]) is True
