@@ -14,6 +14,7 @@ urlpatterns = [
     path("leaderboards/<str:code>/history/<int:pk>/", history.board_snapshot, name="board-snapshot"),
     path("examiner/<str:code>/", examiner.board, name="examiner-board"),
     path("examiner/<str:code>/round/<int:round_number>/questions/", examiner.questions, name="exam-questions"),
+    path("examiner/<str:code>/round/<int:round_number>/exam.jsonl", examiner.export, name="exam-export"),
     path("examiner/<str:code>/round/<int:round_number>/questions/<str:key>/", examiner.question, name="exam-question"),
     # before the model page: <path:model_id> would swallow the rest
     path("models/<path:model_id>/datasets/<str:dataset>/examples/", pages.model_examples, name="model-examples"),

@@ -3,12 +3,16 @@ one question's answers, grades, ranking and follow-ups."""
 
 from __future__ import annotations
 
-from django.http import Http404
+import json
+
+from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from leaderboard import charts
+from leaderboard.models import Exam
 from leaderboard.selectors import examiner as selectors
+from leaderboard.services.exam_import import stored_records
 
 
 def _round(request) -> int | None:
@@ -39,3 +43,19 @@ def question(request, code: str, round_number: int, key: str):
     if context is None:
         raise Http404(f"No question {key!r} in round {round_number} of {code!r}.")
     return render(request, "leaderboard/exam_question.html", context)
+
+
+@require_safe
+def export(request, code: str, round_number: int):
+    """The stored exam as a document ``python manage.py import_exam`` and the engine read,
+    followed by the recomputed ``summary`` and ``agreement`` lines."""
+    exam = Exam.objects.filter(language=code, round=round_number).first()
+    if exam is None:
+        raise Http404(f"No exam round {round_number} in {code!r}.")
+    records = stored_records(exam)
+    records += [{"kind": "summary", **r.summary} for r in exam.results.all()]
+    records.append({**exam.agreement, "kind": "agreement"} if exam.agreement else {"kind": "agreement", "pairs": []})
+    body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    response = HttpResponse(body, content_type="application/x-ndjson; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="glossa-exam-{exam.exam_id}.jsonl"'
+    return response

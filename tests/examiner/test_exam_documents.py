@@ -104,3 +104,16 @@ def test_the_repository_exams_import_and_show_on_their_board(client):
     for exam in Exam.objects.all():
         page = client.get(f"/examiner/{exam.language}/", {"round": exam.round})
         assert page.status_code == 200 and exam.exam_id.encode() in page.content
+        # the download is a document that imports again, giving the same scores
+        download = client.get(f"/examiner/{exam.language}/round/{exam.round}/exam.jsonl")
+        lines = download.content.decode().splitlines()
+        document = read_exam(lines)
+        assert len(document.questions) == exam.questions.count()
+        assert len(document.grades) == sum(a.grades.count() for q in exam.questions.all() for a in q.answers.all())
+        summaries = {json.loads(x)["examinee"]: json.loads(x) for x in lines if '"kind": "summary"' in x}
+        assert {r.examinee: r.overall for r in exam.results.all()} == {m: s["overall"] for m, s in summaries.items()}
+        exam_id, raw = exam.exam_id, "\n".join(lines).encode()
+        exam.delete()
+        again = import_exam(raw).exam
+        assert again.exam_id == exam_id
+        assert {r.examinee: r.summary for r in again.results.all()} == summaries
