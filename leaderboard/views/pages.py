@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db.models import Exists, OuterRef
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
@@ -101,11 +102,16 @@ def _board_changes(data: selectors.Board) -> dict | None:
 @require_safe
 def board(request, code: str):
     filters = selectors.BoardFilters.from_query(request.GET)
-    row = Leaderboard.objects.filter(code=code).first()
+    # has_exam (the Examiner board link, issue #17) comes with the board row: no query more
+    row = (
+        Leaderboard.objects.filter(code=code)
+        .annotate(has_exam=Exists(Exam.objects.filter(language=OuterRef("code"))))
+        .first()
+    )
     if row is None:
         raise Http404(f"No leaderboard {code!r}.")
     version = selectors.board_version(row)
-    has_exam = Exam.objects.filter(language=code).exists()  # the Examiner board link (issue #17)
+    has_exam = row.has_exam
     build = lambda: _board_page(request, code, filters, row, version, has_exam)  # noqa: E731
     if filters.method and filters.method != row.method:  # another method's stored ranking: not cached here
         return build()

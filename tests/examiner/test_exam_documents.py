@@ -117,3 +117,18 @@ def test_the_repository_exams_import_and_show_on_their_board(client):
         again = import_exam(raw).exam
         assert again.exam_id == exam_id
         assert {r.examinee: r.summary for r in again.results.all()} == summaries
+
+
+@pytest.mark.django_db
+def test_the_language_board_links_its_examiner_board_once_an_exam_exists(client, document):
+    from bs4 import BeautifulSoup
+
+    from tests.pages.builders import build_board, synthetic_entries
+
+    build_board(datasets=[("ds-1", "sentiment-classification")], entries=synthetic_entries(3))
+    page = BeautifulSoup(client.get("/leaderboards/da/").content, "html.parser")
+    assert page.select_one("#examiner-link") is None
+    import_exam("\n".join(text(document)).encode())
+    page = BeautifulSoup(client.get("/leaderboards/da/").content, "html.parser")  # not the cached page
+    assert page.select_one('#examiner-link a[href="/examiner/da/"]') is not None
+    assert client.get("/examiner/sv/").status_code == 404
