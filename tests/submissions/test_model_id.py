@@ -45,6 +45,7 @@ def test_form_defaults_to_main_and_few_shot():
         "revision": "main",
         "few_shot": True,
         "languages": [],
+        "examine": False,  # the examiner exam is opt-in
     }
 
 
