@@ -177,6 +177,8 @@ def read_exam(lines: Iterable[str | bytes]) -> ExamDocument:
                     raise ExamFormatError(f"line {number}: a judgment names its pair")
                 if not set(j["pair"]) <= answered or j.get("outcome") not in (*j["pair"], "tie"):
                     raise ExamFormatError(f"line {number}: a judgment's outcome is one of its pair or a tie")
+                if j.get("ab") not in (*j["pair"], "?") or j.get("ba") not in (*j["pair"], "?"):
+                    raise ExamFormatError(f"line {number}: each order's verdict names one of the pair (or '?')")
             doc.rankings.append(record)
         elif kind == "cost":
             doc.cost = record

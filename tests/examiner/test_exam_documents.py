@@ -56,6 +56,7 @@ CASES = {
     "more comparisons than merge sort makes": lambda rs: first(rs, "ranking").update(comparisons=99),
     "a ranking of someone who did not answer": lambda rs: first(rs, "ranking")["order"].append("m/z"),
     "a judgment outcome outside its pair": lambda rs: first(rs, "ranking")["judgments"][0].update(outcome="m/z"),
+    "a verdict naming someone else": lambda rs: first(rs, "ranking")["judgments"][0].update(ab="<b>m/z</b>"),
     "a follow-up without its parent": lambda rs: next(r for r in rs if r["kind"] == "question" and r["depth"]).update(
         parent="q9-9"
     ),
