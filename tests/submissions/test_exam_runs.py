@@ -73,6 +73,8 @@ def test_a_submission_that_opts_in_is_examined_on_the_gpu_queue(
             assert answer.examinee != question.examiner
     detail = BeautifulSoup(client.get(f"/submissions/{submission.pk}/").content, "html.parser")
     assert detail.select_one('#exam-runs tr[data-status="FINISHED"]') is not None
+    queue = BeautifulSoup(client.get("/queue/").content, "html.parser")
+    assert queue.select_one('#queue-exams tr[data-status="FINISHED"] a[href="/examiner/da/?round=1"]') is not None
     board = BeautifulSoup(client.get("/examiner/da/").content, "html.parser")
     assert {r["data-model"] for r in board.select("#examiner-board tr.examinee")} == {SMOL, GEMMA}
 
@@ -101,6 +103,10 @@ def test_a_bad_document_fails_the_run_with_a_reason_and_stores_nothing(one_danis
     run.refresh_from_db()
     assert run.status == ExamRunStatus.FAILED
     assert "could not be stored" in run.failure_reason and "starts with its exam line" in run.failure_reason
+    from django.test import Client
+
+    queue = BeautifulSoup(Client().get("/queue/").content, "html.parser")
+    assert "could not be stored" in queue.select_one('#queue-exams tr[data-status="FAILED"]').get_text()
     assert not Exam.objects.exists()
     bomb = "A" * 100  # not base64 of a gzip stream
     second = exam_runs.start_exam_run("da")
