@@ -63,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     exam.add_argument("--backend", default="transformers", help="default backend: transformers | vllm | openai:URL")
     exam.add_argument("--trust-remote-code", action="store_true")
+    exam.add_argument(
+        "--resident-models", type=int, default=0, help="at most N local models in memory at once (default: all)"
+    )
     exam.add_argument("--output", required=True, help="JSONL file the exam is written to (replaced)")
     return parser
 
@@ -120,7 +123,11 @@ def examine(args: argparse.Namespace) -> int:
         earlier_questions=tuple(earlier_questions(args.after)),
     )
     examiners, examinees = load_participants(
-        args.examiner, args.examinee, args.backend, trust_remote_code=args.trust_remote_code
+        args.examiner,
+        args.examinee,
+        args.backend,
+        trust_remote_code=args.trust_remote_code,
+        resident=args.resident_models,
     )
     output = Path(args.output)
     output.parent.mkdir(parents=True, exist_ok=True)

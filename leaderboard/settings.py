@@ -268,6 +268,8 @@ EXAM_FOLLOW_UPS = max(0, env_int("GLOSSA_EXAM_FOLLOW_UPS", 1))
 EXAM_ANSWER_TOKENS = max(8, env_int("GLOSSA_EXAM_ANSWER_TOKENS", 256))
 EXAM_MAX_EXAMINEES = max(2, env_int("GLOSSA_EXAM_MAX_EXAMINEES", 8))
 EXAM_PEER = env_bool("GLOSSA_EXAM_PEER", True)
+# Models an exam worker keeps in memory at once (the others are loaded when their turn comes).
+EXAM_RESIDENT_MODELS = max(1, env_int("GLOSSA_EXAM_RESIDENT_MODELS", 2))
 # The ranking method boards show (leaderboard/ranking/methods/): euroeval-2024 or euroeval-2026.
 GLOSSA_RANKING_METHOD = os.environ.get("GLOSSA_RANKING_METHOD", "euroeval-2024")
 

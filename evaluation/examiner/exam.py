@@ -290,8 +290,8 @@ class Exam:
                 self.emit(record)
 
     def rank(self, questions: Sequence[_Question], answers: Sequence[_Answer]) -> None:
-        """Each main question's counted answers, ranked by its examiner; all questions'
-        merge sorts advance together, one batch of pending comparisons per step."""
+        """Each main question's counted answers, ranked by its examiner; an examiner's
+        merge sorts advance together, one batch of its pending comparisons per step."""
         by_question: dict[str, dict[str, _Answer]] = {}
         for a in answers:
             if a.counted and a.question.depth == 0:
@@ -304,11 +304,11 @@ class Exam:
             steps = merge_sort_steps(sorted(entries))
             running[q.id] = (q, steps, next(steps))
         done: dict[str, Ranking] = {}
-        while running:
-            for examiner in self.examiners:
+        for examiner in self.examiners:  # one examiner's sorts to the end, then the next's (one model resident)
+            while True:
                 mine = [(qid, state) for qid, state in running.items() if state[0].examiner is examiner]
                 if not mine:
-                    continue
+                    break
                 batch = []
                 for _, (q, _, (a, b)) in mine:
                     first, second = by_question[q.id][a].text, by_question[q.id][b].text

@@ -10,6 +10,7 @@ from evaluation.backends import load_backend
 from evaluation.errors import EvaluationError
 from evaluation.examiner.exam import Participant
 from evaluation.examiner.metering import MeteredBackend
+from evaluation.examiner.residency import LazyBackend, ModelPool
 from evaluation.models import local_weights, resolve_model
 
 MAX_SERVED_NAME = 200
@@ -24,10 +25,18 @@ def parse_spec(spec: str, default_backend: str) -> tuple[str, str]:
 
 
 def load_participant(
-    model: str, backend: str, *, revision: str = "", api_key: str | None = None, trust_remote_code: bool = False
+    model: str,
+    backend: str,
+    *,
+    revision: str = "",
+    api_key: str | None = None,
+    trust_remote_code: bool = False,
+    pool: ModelPool | None = None,
 ) -> Participant:
     """``revision``: the commit to load (a submission's pinned one); ``api_key``: an
-    OpenAI-compatible endpoint's key (else ``OPENAI_API_KEY`` from the environment)."""
+    OpenAI-compatible endpoint's key (else ``OPENAI_API_KEY`` from the environment);
+    ``pool``: the model is resolved now but its weights are loaded when first used, and
+    unloaded when the pool needs the room (:mod:`evaluation.examiner.residency`)."""
     if backend.startswith("openai"):
         # A served model may be any name the server knows (a hosted API's too); a local
         # tokenizer is used when the model is one we can resolve (its chat template).
@@ -47,19 +56,29 @@ def load_participant(
     info = resolve_model(model, revision or "main", allow_remote_code=trust_remote_code)
     if not info.generative:
         raise EvaluationError(f"{model} is an encoder: examiners and examinees must generate text")
-    loaded = load_backend(backend, info.model_id, local_weights(info), trust_remote_code=trust_remote_code)
-    return Participant(info.model_id, loaded, info.commit_sha or "")
+
+    def load():
+        return load_backend(backend, info.model_id, local_weights(info), trust_remote_code=trust_remote_code)
+
+    return Participant(info.model_id, LazyBackend(load, pool) if pool else load(), info.commit_sha or "")
 
 
 def load_participants(
-    examiner_specs: Sequence[str], examinee_specs: Sequence[str], default_backend: str, *, trust_remote_code=False
+    examiner_specs: Sequence[str],
+    examinee_specs: Sequence[str],
+    default_backend: str,
+    *,
+    trust_remote_code=False,
+    resident: int = 0,
 ) -> tuple[list[Participant], list[Participant]]:
+    """``resident``: at most this many local models in memory at once (0: all)."""
     loaded: dict[tuple[str, str], Participant] = {}
+    pool = ModelPool(resident) if resident else None
 
     def get(spec: str) -> Participant:
         key = parse_spec(spec, default_backend)
         if key not in loaded:
-            loaded[key] = load_participant(*key, trust_remote_code=trust_remote_code)
+            loaded[key] = load_participant(*key, trust_remote_code=trust_remote_code, pool=pool)
         return loaded[key]
 
     examiners = [get(spec) for spec in examiner_specs]

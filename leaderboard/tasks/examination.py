@@ -40,8 +40,10 @@ class ExamEvents(CeleryEvents):
 
 def _participants(job: dict):
     from evaluation.examiner.participants import load_participant
+    from evaluation.examiner.residency import ModelPool
 
     loaded = {}
+    pool = ModelPool(settings.EXAM_RESIDENT_MODELS)  # the rest wait on disk for their turn
 
     def get(model: str, backend: str, revision: str = "", api_key_env: str = ""):
         key = (model, backend)
@@ -51,7 +53,7 @@ def _participants(job: dict):
                 from evaluation.errors import EvaluationError
 
                 raise EvaluationError(f"the examiner {model}'s key is not set on this worker ({api_key_env})")
-            loaded[key] = load_participant(model, backend, revision=revision, api_key=api_key)
+            loaded[key] = load_participant(model, backend, revision=revision, api_key=api_key, pool=pool)
         return loaded[key]
 
     examiner_backends = {e["model"]: e for e in job["examiners"]}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import zlib
 
 
 class ScriptedModel:
@@ -34,7 +35,9 @@ class ScriptedModel:
         body = prompt.removeprefix("<user>").removesuffix("</user><assistant>")
         if schema and "reference_answer" in schema["properties"]:
             self.written += 1
-            n = 1 if self.repeat_questions else self.written
+            # numbered from the prompt, not a counter: the same prompt gets the same question
+            # after the model is unloaded and loaded again, as a seeded real model would
+            n = 1 if self.repeat_questions else zlib.crc32(body.encode()) % 100_000
             if "follow-up" in body:
                 return json.dumps(
                     {"question": f"Follow-up {n} by {self.label}: why so?", "reference_answer": "Because."}

@@ -116,3 +116,34 @@ def test_questions_of_earlier_rounds_are_not_asked_again():
     records = run(models, people, ["m/rep"], ["m/b"], earlier_questions=earlier)
     assert not [q for q in kinds(records, "question") if q["depth"] == 0]
     assert kinds(records, "cost")[0]["dropped_questions"]["m/rep"] == 3
+
+
+def test_with_one_resident_model_the_exam_is_the_same_and_never_holds_two():
+    from evaluation.examiner.residency import LazyBackend, ModelPool
+
+    def exam_records(pool):
+        loads = []
+        people = {}
+        for name, quality in [("m/strong", 4), ("m/good", 3), ("m/weak", 1)]:
+            if pool is None:
+                people[name] = Participant(name, ScriptedModel(name, quality))
+            else:
+
+                def load(name=name, quality=quality):
+                    assert len([b for b in pool.resident.values() if b.loaded]) <= pool.limit
+                    loads.append(name)
+                    return ScriptedModel(name, quality)
+
+                people[name] = Participant(name, LazyBackend(load, pool))
+        names = list(people)
+        settings = ExamSettings(language="da", questions=3, follow_ups=2, seed=5, bootstrap=100)
+        records = run_exam([people[m] for m in names], [people[m] for m in names], settings)
+        return [r for r in records if r["kind"] != "cost"], loads
+
+    pool = ModelPool(1)
+    lazy, loads = exam_records(pool)
+    eager, _ = exam_records(None)
+    assert lazy == eager
+    assert sum(b.loaded for b in pool.resident.values()) <= 1
+    # write, answer, grade, rank, then per follow-up round write/answer/grade: a bounded number of loads
+    assert len(loads) <= 3 * 3 + 3 + 2 * 3 * 3
