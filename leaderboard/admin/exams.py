@@ -43,7 +43,7 @@ class ExamRunAdmin(admin.ModelAdmin):
     list_display = ("id", "language", "round", "status", "stage", "attempts", "submission", "created_at")
     list_filter = ("status", "language")
     readonly_fields = [f.name for f in ExamRun._meta.fields]
-    actions = ["requeue_runs"]
+    actions = ["requeue_runs", "cancel_runs"]
 
     def has_add_permission(self, request) -> bool:
         return False
@@ -51,10 +51,18 @@ class ExamRunAdmin(admin.ModelAdmin):
     def has_requeue_permission(self, request) -> bool:
         return request.user.has_perm("leaderboard.requeue_exam_run")
 
-    @admin.action(description="Re-queue the selected failed exam runs", permissions=["requeue"])
+    def has_cancel_permission(self, request) -> bool:
+        return request.user.has_perm("leaderboard.cancel_exam_run")
+
+    @admin.action(description="Cancel the selected pending or running exam runs", permissions=["cancel"])
+    def cancel_runs(self, request, queryset):
+        done = sum(exam_runs.cancel(run) for run in queryset)
+        self.message_user(request, f"Cancelled {done} exam run(s).", messages.SUCCESS if done else messages.WARNING)
+
+    @admin.action(description="Re-queue the selected failed or cancelled exam runs", permissions=["requeue"])
     def requeue_runs(self, request, queryset):
         done = 0
-        for run in queryset.filter(status=ExamRunStatus.FAILED, exam__isnull=True):
+        for run in queryset.filter(status__in=[ExamRunStatus.FAILED, ExamRunStatus.CANCELLED], exam__isnull=True):
             exam_runs.requeue(run)
             done += 1
         self.message_user(request, f"Re-queued {done} exam run(s).", messages.SUCCESS if done else messages.WARNING)

@@ -64,6 +64,7 @@ class ExamRunStatus(models.TextChoices):
     RUNNING = "RUNNING", "Running"
     FINISHED = "FINISHED", "Finished"
     FAILED = "FAILED", "Failed"
+    CANCELLED = "CANCELLED", "Cancelled"
 
 
 class ExamRun(models.Model):
@@ -94,7 +95,8 @@ class ExamRun(models.Model):
         constraints = [models.UniqueConstraint(fields=["language", "round"], name="one_exam_run_per_round")]
         permissions = [
             ("start_exam_run", "Can start an exam round with the registered examiners"),
-            ("requeue_exam_run", "Can re-queue a failed exam run"),
+            ("requeue_exam_run", "Can re-queue a failed or cancelled exam run"),
+            ("cancel_exam_run", "Can cancel a pending or running exam run"),
         ]
 
     def __str__(self) -> str:

@@ -191,6 +191,27 @@ def enqueue(run: ExamRun) -> None:
         )
 
 
+def cancel(run: ExamRun, reason: str = "Cancelled by an administrator.") -> bool:
+    """A pending or running run → CANCELLED; its task is revoked (a running one terminated)
+    and anything its worker still sends is ignored."""
+    from celery import current_app
+
+    updated = ExamRun.objects.filter(pk=run.pk, status__in=[ExamRunStatus.PENDING, ExamRunStatus.RUNNING]).update(
+        status=ExamRunStatus.CANCELLED, failure_reason=reason, finished_at=timezone.now()
+    )
+    if updated and run.celery_task_id:
+        try:
+            current_app.control.revoke(run.celery_task_id, terminate=True, signal="SIGTERM")
+        except Exception:  # the row says CANCELLED: the worker's events are ignored
+            logger.exception("could not revoke exam task %s", run.celery_task_id)
+    return bool(updated)
+
+
+def cancel_for_submission(submission: Submission) -> int:
+    runs = list(submission.exam_runs.filter(status__in=[ExamRunStatus.PENDING, ExamRunStatus.RUNNING]))
+    return sum(cancel(run, "Cancelled with its submission.") for run in runs)
+
+
 def requeue(run: ExamRun, *, keep_attempts: bool = False) -> None:
     """Queue the run again under a new task id (the old task's events are then ignored), the
     same round: an administrator's retry starts the attempts afresh, the reaper's does not."""
@@ -274,7 +295,7 @@ def apply_event(event: dict) -> bool:
         run = ExamRun.objects.select_for_update().filter(pk=event["run"]).first()
         if run is None or run.celery_task_id != event.get("task"):
             return False
-        if run.status in (ExamRunStatus.FINISHED, ExamRunStatus.FAILED):
+        if run.status in (ExamRunStatus.FINISHED, ExamRunStatus.FAILED, ExamRunStatus.CANCELLED):
             return False
         kind, now = event.get("kind"), timezone.now()
         if kind == "started":

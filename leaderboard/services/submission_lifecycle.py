@@ -202,6 +202,9 @@ def cancel(submission: Submission) -> bool:
     )
     if not updated:
         return False
+    from leaderboard.services.exam_runs import cancel_for_submission
+
+    cancel_for_submission(submission)  # its exam runs (issue #17) stop with it
     try:
         job_control.stop(submission.pk)  # the GPU worker stops before its next dataset
     except Exception:  # the row says CANCELLED; the site ignores what the worker still sends

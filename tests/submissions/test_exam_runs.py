@@ -12,6 +12,7 @@ from bs4 import BeautifulSoup
 
 from leaderboard.models import Dataset, Exam, Examiner, ExamResult, ExamRun, ExamRunStatus, Submission
 from leaderboard.services import exam_runs
+from leaderboard.services import submissions as service
 
 from .conftest import GEMMA, SMOL
 from .worker import wait_for
@@ -194,3 +195,26 @@ def test_the_reaper_requeues_a_silent_or_lost_run_and_fails_it_after_the_last_at
     assert silent.pk in reap().exam_runs["failed"]
     silent.refresh_from_db()
     assert silent.status == ExamRunStatus.FAILED and "stopped responding" in silent.failure_reason
+
+
+def test_cancelling_a_run_or_its_submission_stops_it_and_ignores_its_worker(one_danish_dataset, empty_gpu_queue):
+    from leaderboard.services import submission_lifecycle as lifecycle
+
+    Examiner.objects.create(model_id=GEMMA, languages=["da"])
+    run = exam_runs.start_exam_run("da")
+    exam_runs.apply_event({"kind": "started", "run": run.pk, "task": run.celery_task_id, "attempt": 1})
+    assert exam_runs.cancel(run) and not exam_runs.cancel(run)
+    run.refresh_from_db()
+    assert run.status == ExamRunStatus.CANCELLED and run.failure_reason == "Cancelled by an administrator."
+    good = exam_runs.document_payload(b"")  # whatever it sends now is ignored
+    assert not exam_runs.apply_event({"kind": "finished", "run": run.pk, "task": run.celery_task_id, "document": good})
+    assert not Exam.objects.exists()
+    exam_runs.requeue(run)
+    run.refresh_from_db()
+    assert run.status == ExamRunStatus.PENDING
+    # a submission cancelled by an administrator takes its exam runs with it
+    outcome = service.submit(SMOL, languages=["da"], client_address="10.0.0.1", examine=True)
+    mine = ExamRun.objects.get(submission=outcome.submission)
+    assert lifecycle.cancel(outcome.submission)
+    mine.refresh_from_db()
+    assert mine.status == ExamRunStatus.CANCELLED and mine.failure_reason == "Cancelled with its submission."
