@@ -11,8 +11,9 @@ question from its examiner, shown to that examinee alone. When an examiner is al
 examinee it answers its own questions too, graded by itself and by the other examiners,
 outside every score: that measures its self-preference.
 
-Work is batched: one ``generate`` call per examiner or examinee per step, and the merge
-sorts of all questions advance together.
+Work is batched and ordered by model: one ``generate`` call per examiner or examinee per
+step, and an examiner's merge sorts advance together and end before the next examiner's
+(so a pool with one resident model loads each model a few times, not once per step).
 """
 
 from __future__ import annotations
@@ -150,6 +151,11 @@ class Exam:
             "examinee": q.examinee,
         }
 
+    def _sampling(self, salt: int) -> Sampling:
+        """Seeded sampling for writing questions: the exam's seed and round, and ``salt``
+        (which examiner and attempt, or which follow-up depth)."""
+        return Sampling(seed=(self.settings.seed * 1_000_003 + self.settings.round * 101 + salt) % 2**31)
+
     # --- the exam ------------------------------------------------------------------------------
     def run(self) -> list[dict]:
         s = self.settings
@@ -200,7 +206,7 @@ class Exam:
                 prompts.question_prompt(examiner.backend, self.taxonomy.language_name, *slots[k], avoid)
                 for k in pending
             ]
-            sampling = Sampling(seed=(s.seed * 1_000_003 + s.round * 101 + index * 7 + attempt) % 2**31)
+            sampling = self._sampling(index * 7 + attempt)
             outputs = examiner.backend.generate(batch, QUESTION_TOKENS, json_schema=QUESTION_SCHEMA, sampling=sampling)
             for k, text in zip(pending, outputs, strict=True):
                 try:
@@ -316,9 +322,9 @@ class Exam:
                     batch.append(prompts.comparison_prompt(examiner.backend, q.text, q.reference, second, first))
                 outputs = examiner.backend.generate(batch, COMPARISON_TOKENS, json_schema=COMPARISON_SCHEMA)
                 for k, (qid, (q, steps, (a, b))) in enumerate(mine):
-                    ab = self._winner(outputs[2 * k], a, b)
-                    ba = self._winner(outputs[2 * k + 1], b, a)
-                    judgment = Judgment((a, b), ab, ba, ab if ab == ba else "tie")
+                    judgment = Judgment.from_verdicts(
+                        a, b, self._winner(outputs[2 * k], a, b), self._winner(outputs[2 * k + 1], b, a)
+                    )
                     try:
                         running[qid] = (q, steps, steps.send(judgment))
                     except StopIteration as finished:
@@ -382,7 +388,7 @@ class Exam:
                 prompts.follow_up_prompt(examiner.backend, self.taxonomy.language_name, a.question.text, a.text)
                 for a in mine
             ]
-            sampling = Sampling(seed=(self.settings.seed * 1_000_003 + self.settings.round * 101 + depth) % 2**31)
+            sampling = self._sampling(depth)
             outputs = examiner.backend.generate(batch, QUESTION_TOKENS, json_schema=QUESTION_SCHEMA, sampling=sampling)
             for a, text in zip(mine, outputs, strict=True):
                 try:

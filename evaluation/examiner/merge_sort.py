@@ -24,6 +24,11 @@ class Judgment:
     ba: str  # the winner when pair[1] was shown first
     outcome: str  # the winner, or "tie" when the two orders disagree
 
+    @classmethod
+    def from_verdicts(cls, a: str, b: str, ab: str, ba: str) -> Judgment:
+        """The pair's judgment from its two verdicts: the winner when they agree, else a tie."""
+        return cls((a, b), ab, ba, ab if ab == ba else "tie")
+
     def to_dict(self) -> dict:
         return {"pair": list(self.pair), "ab": self.ab, "ba": self.ba, "outcome": self.outcome}
 
@@ -58,9 +63,7 @@ def comparison_bound(n: int) -> int:
 
 
 def judge_both_orders(a: str, b: str, judge: Judge) -> Judgment:
-    ab = a if judge(a, b) == 1 else b
-    ba = b if judge(b, a) == 1 else a
-    return Judgment((a, b), ab, ba, ab if ab == ba else "tie")
+    return Judgment.from_verdicts(a, b, a if judge(a, b) == 1 else b, b if judge(b, a) == 1 else a)
 
 
 def merge_sort_steps(items: Sequence[str]) -> Generator[tuple[str, str], Judgment, Ranking]:

@@ -39,9 +39,6 @@ class ExamDocument:
     rankings: list[dict] = field(default_factory=list)
     cost: dict | None = None
 
-    def raw_records(self) -> list[dict]:
-        return [self.exam, *self.questions, *self.answers, *self.grades, *self.rankings]
-
 
 def _text(record: dict, key: str, line: int, *, limit: int = MAX_TEXT, optional: bool = False) -> str | None:
     value = record.get(key)

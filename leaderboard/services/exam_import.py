@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
@@ -227,7 +226,3 @@ def score_exam(exam: Exam) -> None:
     )
     exam.agreement = next((s for s in scored if s["kind"] == "agreement"), {})
     exam.save(update_fields=["agreement"])
-
-
-def import_exam_lines(lines: Iterable[str], **kwargs) -> ExamImport:
-    return import_exam("\n".join(lines).encode("utf-8"), **kwargs)
