@@ -33,6 +33,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from evaluation.compressed import TooLarge, gunzip_bounded
+
 EXAMPLES_SUFFIX = ".examples.jsonl.gz"
 FIELDS = ("example_id", "input", "gold", "label", "output", "parsed", "valid", "scores", "iterations")
 
@@ -116,13 +118,14 @@ def decode_examples(data: bytes, max_bytes: int = MAX_DECOMPRESSED_BYTES) -> lis
     """The examples of gzip-compressed JSON lines; ValueError for anything else, and for
     data that decompresses to more than ``max_bytes`` (read no further: a gzip bomb)."""
     try:
-        with gzip.GzipFile(fileobj=io.BytesIO(data)) as handle:
-            raw = handle.read(max_bytes + 1)
-        if len(raw) > max_bytes:
-            raise ValueError(f"examples decompress to more than {max_bytes} bytes")
-        text = raw.decode("utf-8")
-        examples = [json.loads(line) for line in text.splitlines() if line.strip()]
-    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raw = gunzip_bounded(data, max_bytes)
+    except TooLarge:
+        raise ValueError(f"examples decompress to more than {max_bytes} bytes") from None
+    except ValueError as exc:
+        raise ValueError(f"not gzip-compressed JSON lines of examples: {exc}") from None
+    try:
+        examples = [json.loads(line) for line in raw.decode("utf-8").splitlines() if line.strip()]
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"not gzip-compressed JSON lines of examples: {exc}") from None
     for number, example in enumerate(examples, 1):
         if not isinstance(example, dict) or not all(field in example for field in FIELDS):

@@ -63,6 +63,33 @@ def load_participant(
     return Participant(info.model_id, LazyBackend(load, pool) if pool else load(), info.commit_sha or "")
 
 
+class ParticipantLoader:
+    """Loads each (model, backend) once for an exam, however often it is listed (examiner
+    and examinee share one backend and one meter); ``resident``: at most this many local
+    models in memory at once (0: all)."""
+
+    def __init__(self, *, resident: int = 0, trust_remote_code: bool = False):
+        self.pool = ModelPool(resident) if resident else None
+        self.trust_remote_code = trust_remote_code
+        self.loaded: dict[tuple[str, str], Participant] = {}
+
+    def get(self, model: str, backend: str, revision: str = "", api_key: str | None = None) -> Participant:
+        key = (model, backend)
+        if key not in self.loaded:
+            self.loaded[key] = load_participant(
+                model,
+                backend,
+                revision=revision,
+                api_key=api_key,
+                trust_remote_code=self.trust_remote_code,
+                pool=self.pool,
+            )
+        return self.loaded[key]
+
+    def close(self) -> None:
+        close_all(list(self.loaded.values()))
+
+
 def load_participants(
     examiner_specs: Sequence[str],
     examinee_specs: Sequence[str],
@@ -71,18 +98,10 @@ def load_participants(
     trust_remote_code=False,
     resident: int = 0,
 ) -> tuple[list[Participant], list[Participant]]:
-    """``resident``: at most this many local models in memory at once (0: all)."""
-    loaded: dict[tuple[str, str], Participant] = {}
-    pool = ModelPool(resident) if resident else None
-
-    def get(spec: str) -> Participant:
-        key = parse_spec(spec, default_backend)
-        if key not in loaded:
-            loaded[key] = load_participant(*key, trust_remote_code=trust_remote_code, pool=pool)
-        return loaded[key]
-
-    examiners = [get(spec) for spec in examiner_specs]
-    examinees = [get(spec) for spec in examinee_specs]
+    """The CLI's ``MODEL`` / ``MODEL@BACKEND`` specs, loaded by one :class:`ParticipantLoader`."""
+    loader = ParticipantLoader(resident=resident, trust_remote_code=trust_remote_code)
+    examiners = [loader.get(*parse_spec(spec, default_backend)) for spec in examiner_specs]
+    examinees = [loader.get(*parse_spec(spec, default_backend)) for spec in examinee_specs]
     return examiners, examinees
 
 

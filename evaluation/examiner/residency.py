@@ -10,6 +10,7 @@ few: about three per examiner plus one per examinee, and three per follow-up rou
 
 from __future__ import annotations
 
+import gc
 from collections import OrderedDict
 from collections.abc import Callable
 
@@ -54,16 +55,13 @@ class LazyBackend:
         backend, self._backend = self._backend, None
         if backend is not None:
             backend.close()
-            try:  # give the memory back now, not at the next collection
-                import gc
-
-                gc.collect()
+            gc.collect()  # give the memory back now, not at the next collection
+            try:
                 import torch
-
-                if torch.cuda.is_available():
-                    torch.cuda.empty_cache()
             except ImportError:
-                pass
+                return
+            if torch.cuda.is_available():
+                torch.cuda.empty_cache()
 
     def close(self) -> None:
         self._pool.resident.pop(id(self), None)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Prefetch, Q
+from django.db.models import Count, Prefetch, Q, Sum
 from django.urls import reverse
 
 from evaluation.examiner.schemas import DIMENSIONS
 from evaluation.examiner.taxonomy import LEVEL_NAMES
 from leaderboard.languages import language_name
-from leaderboard.models import Exam, ExamGrade, ExamQuestion, ExamResult, ExamRun
+from leaderboard.models import Exam, ExamGrade, ExamQuestion, ExamRanking, ExamResult, ExamRun
 
 QUESTIONS_PER_PAGE = 50
 
@@ -65,7 +65,7 @@ def examiner_board(language: str, round_number: int | None = None) -> dict | Non
         "levels": [(name, levels.get(name, 0)) for name in LEVEL_NAMES],
         "agreement": exam.agreement,
         "cost": exam.cost,
-        "comparisons": sum(r.comparisons for q in main.prefetch_related("rankings") for r in q.rankings.all()),
+        "comparisons": ExamRanking.objects.filter(question__exam=exam).aggregate(n=Sum("comparisons"))["n"] or 0,
         "runs": list(ExamRun.objects.filter(language=language).order_by("-created_at")[:5]),
     }
 

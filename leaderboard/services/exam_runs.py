@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import gzip
-import io
 import logging
 import random
 import uuid
@@ -25,6 +24,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max, Q
 from django.utils import timezone
 
+from evaluation.compressed import TooLarge, gunzip_bounded
 from evaluation.examiner.taxonomy import exam_languages
 from leaderboard.models import Exam, Examiner, ExamQuestion, ExamRun, ExamRunStatus, ModelType, Submission
 from leaderboard.public_text import public_reason
@@ -33,6 +33,7 @@ from leaderboard.services.exam_import import MAX_DOCUMENT_BYTES, ExamImportError
 logger = logging.getLogger("leaderboard.services.exam_runs")
 
 RUN_EXAM_TASK = "leaderboard.tasks.run_exam"
+LIVE = (ExamRunStatus.PENDING, ExamRunStatus.RUNNING)  # a worker may still send events
 
 
 class ExamNotStarted(Exception):
@@ -136,15 +137,14 @@ def start_exam_run(language: str, *, submission: Submission | None = None) -> Ex
     raise ExamNotStarted("could not reserve a round number; try again")
 
 
-def start_for_submission(submission: Submission, languages: list[str]) -> list[str]:
-    """Start an exam in each language that has examiners; returns what was not started, and why."""
-    notes = []
-    for language in sorted(set(languages)):
+def start_for_submission(submission: Submission) -> None:
+    """Start an exam in each of the submission's languages that can have one; the page
+    says why the others have none (:func:`not_started_notes`)."""
+    for language in submission_languages(submission):
         try:
             start_exam_run(language, submission=submission)
-        except ExamNotStarted as exc:
-            notes.append(f"{language}: {exc}")
-    return notes
+        except ExamNotStarted:
+            continue
 
 
 def submission_languages(submission: Submission) -> list[str]:
@@ -196,7 +196,7 @@ def cancel(run: ExamRun, reason: str = "Cancelled by an administrator.") -> bool
     and anything its worker still sends is ignored."""
     from celery import current_app
 
-    updated = ExamRun.objects.filter(pk=run.pk, status__in=[ExamRunStatus.PENDING, ExamRunStatus.RUNNING]).update(
+    updated = ExamRun.objects.filter(pk=run.pk, status__in=LIVE).update(
         status=ExamRunStatus.CANCELLED, failure_reason=reason, finished_at=timezone.now()
     )
     if updated and run.celery_task_id:
@@ -208,7 +208,7 @@ def cancel(run: ExamRun, reason: str = "Cancelled by an administrator.") -> bool
 
 
 def cancel_for_submission(submission: Submission) -> int:
-    runs = list(submission.exam_runs.filter(status__in=[ExamRunStatus.PENDING, ExamRunStatus.RUNNING]))
+    runs = list(submission.exam_runs.filter(status__in=LIVE))
     return sum(cancel(run, "Cancelled with its submission.") for run in runs)
 
 
@@ -276,14 +276,11 @@ def _document(payload) -> bytes:
     if not isinstance(payload, str) or len(payload) > MAX_DOCUMENT_BYTES:
         raise ExamImportError("the exam document is missing or too large")
     try:
-        compressed = base64.b64decode(payload, validate=True)
-        with gzip.GzipFile(fileobj=io.BytesIO(compressed)) as handle:
-            data = handle.read(MAX_DOCUMENT_BYTES + 1)
-    except (ValueError, OSError, EOFError) as exc:
+        return gunzip_bounded(base64.b64decode(payload, validate=True), MAX_DOCUMENT_BYTES)
+    except TooLarge:
+        raise ExamImportError("the exam document is too large") from None
+    except ValueError as exc:
         raise ExamImportError(f"the exam document cannot be decoded ({exc})") from None
-    if len(data) > MAX_DOCUMENT_BYTES:
-        raise ExamImportError("the exam document is too large")
-    return data
 
 
 def apply_event(event: dict) -> bool:
@@ -295,9 +292,11 @@ def apply_event(event: dict) -> bool:
         run = ExamRun.objects.select_for_update().filter(pk=event["run"]).first()
         if run is None or run.celery_task_id != event.get("task"):
             return False
-        if run.status in (ExamRunStatus.FINISHED, ExamRunStatus.FAILED, ExamRunStatus.CANCELLED):
+        if run.status not in LIVE:
             return False
         kind, now = event.get("kind"), timezone.now()
+        if kind != "finished":  # any other news from the worker is a sign of life (the reaper reads it)
+            run.heartbeat_at = now
         if kind == "started":
             run.status, run.started_at = ExamRunStatus.RUNNING, run.started_at or now
             run.attempts = int(event.get("attempt") or run.attempts)
@@ -305,7 +304,7 @@ def apply_event(event: dict) -> bool:
         elif kind == "stage":
             run.stage = str(event.get("stage") or "")[:200]
         elif kind == "heartbeat":
-            run.heartbeat_at = now
+            pass
         elif kind == "finished":
             try:
                 imported = import_exam(_document(event.get("document")), source=f"exam run {run.pk}", run=run)
@@ -324,6 +323,5 @@ def apply_event(event: dict) -> bool:
             run.log_excerpt = str(event.get("log") or "")[-20000:]
         else:
             raise BadExamEvent(f"unknown exam event {kind!r}")
-        run.heartbeat_at = now if kind != "finished" else run.heartbeat_at
         run.save()
     return True

@@ -262,7 +262,7 @@ def submit(
             if examine:  # issue #17: one exam run per language that has examiners (the rest is noted)
                 from leaderboard.services.exam_runs import start_for_submission
 
-                start_for_submission(submission, boards or boards_of_datasets(planned))
+                start_for_submission(submission)
     except IntegrityError:
         # Someone submitted the same model + commit + variant a moment ago: show theirs.
         existing = find_active(model, pinned, few_shot)

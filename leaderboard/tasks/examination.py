@@ -38,42 +38,36 @@ class ExamEvents(CeleryEvents):
         current_app.send_task(EXAM_EVENT_TASK, args=[event], queue="default", retry=True, retry_policy=retry_policy)
 
 
-def _participants(job: dict):
-    from evaluation.examiner.participants import load_participant
-    from evaluation.examiner.residency import ModelPool
+def _api_key(model: str, variable: str) -> str | None:
+    """An endpoint's key from the worker's environment (the job names the variable only)."""
+    if not variable:
+        return None
+    key = os.environ.get(variable)
+    if not key:
+        from evaluation.errors import EvaluationError
 
-    loaded = {}
-    pool = ModelPool(settings.EXAM_RESIDENT_MODELS)  # the rest wait on disk for their turn
+        raise EvaluationError(f"the examiner {model}'s key is not set on this worker ({variable})")
+    return key
 
-    def get(model: str, backend: str, revision: str = "", api_key_env: str = ""):
-        key = (model, backend)
-        if key not in loaded:
-            api_key = os.environ.get(api_key_env) if api_key_env else None
-            if api_key_env and not api_key:
-                from evaluation.errors import EvaluationError
 
-                raise EvaluationError(f"the examiner {model}'s key is not set on this worker ({api_key_env})")
-            loaded[key] = load_participant(model, backend, revision=revision, api_key=api_key, pool=pool)
-        return loaded[key]
+def _participants(job: dict, loader):
+    """(examiners, examinees) of the job: a registered examiner answers through its own
+    backend; a submission's model is loaded at its pinned commit in either role."""
+    by_model = {e["model"]: e for e in job["examiners"]}
+    revisions = {e["model"]: e.get("revision", "") for e in job["examinees"]}
 
-    examiner_backends = {e["model"]: e for e in job["examiners"]}
-    revisions = {e["model"]: e.get("revision", "") for e in job["examinees"]}  # a submission's pinned commit
-    examiners = [
-        get(e["model"], e["backend"], revisions.get(e["model"], ""), e.get("api_key_env", "")) for e in job["examiners"]
-    ]
-    examinees = []
-    for e in job["examinees"]:
-        served = examiner_backends.get(e["model"])  # a registered examiner answers through its own backend
-        if served is not None:
-            examinees.append(get(e["model"], served["backend"], e.get("revision", ""), served.get("api_key_env", "")))
-        else:
-            examinees.append(get(e["model"], job.get("backend") or "transformers", e.get("revision", "")))
-    return examiners, examinees, loaded.values()
+    def get(model: str, revision: str):
+        spec = by_model.get(model) or {"backend": job.get("backend") or "transformers"}
+        return loader.get(model, spec["backend"], revision, _api_key(model, spec.get("api_key_env", "")))
+
+    examiners = [get(e["model"], revisions.get(e["model"], "")) for e in job["examiners"]]
+    examinees = [get(e["model"], e.get("revision", "")) for e in job["examinees"]]
+    return examiners, examinees
 
 
 def run_exam_job(job: dict, task_id: str, events=None) -> str:
     from evaluation.examiner.exam import ExamSettings, run_exam
-    from evaluation.examiner.participants import close_all
+    from evaluation.examiner.participants import ParticipantLoader
     from leaderboard.services.exam_runs import document_payload
 
     run_id = int(job["run"])
@@ -85,7 +79,7 @@ def run_exam_job(job: dict, task_id: str, events=None) -> str:
     log = LogBuffer()
     root = logging.getLogger()
     root.addHandler(log)
-    participants = []
+    loader = ParticipantLoader(resident=settings.EXAM_RESIDENT_MODELS)  # the rest wait on disk for their turn
     try:
         events.send("started", attempt=attempt)
         lines: list[str] = []
@@ -99,7 +93,7 @@ def run_exam_job(job: dict, task_id: str, events=None) -> str:
                 events.try_send("stage", stage=name)
 
         with Heartbeat(events):
-            examiners, examinees, participants = _participants(job)
+            examiners, examinees = _participants(job, loader)
             s = job["settings"]
             exam_settings = ExamSettings(
                 language=job["language"],
@@ -121,7 +115,7 @@ def run_exam_job(job: dict, task_id: str, events=None) -> str:
         events.send("failed", reason=_failure_reason(exc), log=log.text())
         return "failed"
     finally:
-        close_all(list(participants))
+        loader.close()
         root.removeHandler(log)
 
 

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_http_methods
 
 from leaderboard.client_address import client_address as find_client_address
 from leaderboard.forms import SubmissionForm
-from leaderboard.models import ExamRun, ExamRunStatus, Submission, SubmissionStatus
+from leaderboard.models import ExamRun, Submission, SubmissionStatus
 from leaderboard.public_text import public_reason
 from leaderboard.services import exam_runs, ratelimit
 from leaderboard.services import submissions as service
@@ -162,8 +162,6 @@ def queue(request):
         ("Cancelled", service.recent_submissions([SubmissionStatus.CANCELLED], limit=20)),
     ]
     exam_runs_shown = list(ExamRun.objects.order_by("-created_at")[:30])  # issue #17: exams on the gpu queue
-    live = any(group[1] for group in groups[:2]) or any(
-        run.status in (ExamRunStatus.PENDING, ExamRunStatus.RUNNING) for run in exam_runs_shown
-    )
+    live = any(group[1] for group in groups[:2]) or any(run.status in exam_runs.LIVE for run in exam_runs_shown)
     context = {"groups": groups, "live": live, "refresh_seconds": 15, "exam_runs": exam_runs_shown}
     return render(request, "submissions/queue.html", context)
