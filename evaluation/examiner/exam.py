@@ -201,10 +201,12 @@ class Exam:
             pending = [k for k in range(len(slots)) if k not in kept]
             if not pending:
                 break
-            avoid = taken + [w.question for w in kept.values()]
+            # The prompt lists only this examiner's own questions: shown another examiner's or
+            # an earlier round's, small models copy them (the filter below still refuses any
+            # near-duplicate of those), and examiners write independently.
+            own = [w.question for w in kept.values()]
             batch = [
-                prompts.question_prompt(examiner.backend, self.taxonomy.language_name, *slots[k], avoid)
-                for k in pending
+                prompts.question_prompt(examiner.backend, self.taxonomy.language_name, *slots[k], own) for k in pending
             ]
             sampling = self._sampling(index * 7 + attempt)
             outputs = examiner.backend.generate(batch, QUESTION_TOKENS, json_schema=QUESTION_SCHEMA, sampling=sampling)

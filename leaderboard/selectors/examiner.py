@@ -65,6 +65,7 @@ def examiner_board(language: str, round_number: int | None = None) -> dict | Non
         "levels": [(name, levels.get(name, 0)) for name in LEVEL_NAMES],
         "agreement": exam.agreement,
         "cost": exam.cost,
+        "dropped": sorted((m, n) for m, n in (exam.cost.get("dropped_questions") or {}).items() if n),
         "comparisons": ExamRanking.objects.filter(question__exam=exam).aggregate(n=Sum("comparisons"))["n"] or 0,
         "runs": list(ExamRun.objects.filter(language=language).order_by("-created_at")[:5]),
     }

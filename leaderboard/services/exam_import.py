@@ -144,10 +144,17 @@ def _store(document: ExamDocument, digest: str, source: str, run: ExamRun | None
 
 
 def _cost(cost: dict | None) -> dict:
-    """The engine's cost line, kept only when it is small plain numbers per model."""
+    """The engine's cost line, kept only when it is small plain numbers per model, with the
+    questions each examiner could not write (no new, parseable one within its tries)."""
     if not isinstance(cost, dict):
         return {}
-    text = json.dumps({"models": cost.get("models"), "total": cost.get("total")})
+    kept = {"models": cost.get("models"), "total": cost.get("total")}
+    dropped = cost.get("dropped_questions")
+    if isinstance(dropped, dict) and all(
+        isinstance(model, str) and type(n) is int and 0 <= n < 10**6 for model, n in dropped.items()
+    ):
+        kept["dropped_questions"] = dropped
+    text = json.dumps(kept)
     return json.loads(text) if len(text) < 20_000 else {}
 
 

@@ -123,7 +123,7 @@ def start_exam_run(language: str, *, submission: Submission | None = None) -> Ex
                 run = ExamRun.objects.create(
                     language=language,
                     round=_next_round(language),
-                    seed=random.SystemRandom().randrange(2**31),
+                    seed=fresh_seed(),
                     examiners=examiner_specs,
                     examinees=examinees,
                     settings=job_settings,
@@ -135,6 +135,12 @@ def start_exam_run(language: str, *, submission: Submission | None = None) -> Ex
         except IntegrityError:
             continue
     raise ExamNotStarted("could not reserve a round number; try again")
+
+
+def fresh_seed() -> int:
+    """Each round samples its questions with a seed nobody can predict (fresh questions are
+    the method's answer to contamination); the seed is stored, so the round can be rerun."""
+    return random.SystemRandom().randrange(2**31)
 
 
 def start_for_submission(submission: Submission) -> None:

@@ -13,8 +13,9 @@ class ScriptedModel:
     max_context = 4096
     has_chat_template = True
 
-    def __init__(self, label: str, quality: int, *, repeat_questions: bool = False):
+    def __init__(self, label: str, quality: int, *, repeat_questions: bool = False, unparseable_questions: int = 0):
         self.label, self.quality, self.repeat_questions = label, quality, repeat_questions
+        self.unparseable_questions = unparseable_questions  # its first N questions are not JSON
         self.prompts: list[str] = []
         self.written = 0
 
@@ -35,6 +36,8 @@ class ScriptedModel:
         body = prompt.removeprefix("<user>").removesuffix("</user><assistant>")
         if schema and "reference_answer" in schema["properties"]:
             self.written += 1
+            if self.written <= self.unparseable_questions:
+                return '{"question": "cut off'
             # numbered from the prompt, not a counter: the same prompt gets the same question
             # after the model is unloaded and loaded again, as a seeded real model would
             n = 1 if self.repeat_questions else zlib.crc32(body.encode()) % 100_000

@@ -133,3 +133,22 @@ def test_the_language_board_links_its_examiner_board_once_an_exam_exists(client,
     page = BeautifulSoup(client.get("/leaderboards/da/").content, "html.parser")  # not the cached page
     assert page.select_one('#examiner-link a[href="/examiner/da/"]') is not None
     assert client.get("/examiner/sv/").status_code == 404
+
+
+@pytest.mark.django_db
+def test_an_examiner_whose_questions_were_all_dropped_is_shown_and_its_examinee_not_graded(client):
+    from bs4 import BeautifulSoup
+
+    people = [
+        Participant("m/a", ScriptedModel("m/a", 3)),
+        Participant("m/x", ScriptedModel("m/x", 4, unparseable_questions=100)),
+    ]
+    records = run_exam(people, people, ExamSettings(language="da", questions=2, follow_ups=0, bootstrap=50))
+    import_exam("\n".join(text(records)).encode())
+    page = BeautifulSoup(client.get("/examiner/da/").content, "html.parser")
+    rows = {tr["data-model"]: tr for tr in page.select("#examiner-board tr.examinee")}
+    assert rows["m/a"].select_one(".not-graded") is not None and rows["m/a"]["data-overall"] == ""
+    assert rows["m/x"]["data-overall"] == "4.0"  # graded by m/a: the scripted grade is its quality
+    assert rows["m/x"].select_one(".not-graded") is None
+    dropped = page.select_one("#exam-dropped").get_text(" ", strip=True)
+    assert "m/x 2" in dropped and "m/a" not in dropped

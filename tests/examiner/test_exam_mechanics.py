@@ -101,6 +101,28 @@ def test_near_duplicate_questions_are_written_again_and_dropped_when_they_persis
     assert kinds(records, "cost")[0]["dropped_questions"]["m/rep"] == 3 - len(main)
 
 
+def test_an_examiner_is_shown_only_its_own_questions_never_another_examiners_or_an_earlier_rounds():
+    """Small models copy the questions a prompt lists (SmolLM2 wrote Gemma's question three
+    times when shown it): examiners write independently, and only the filter compares."""
+    models = {
+        "m/good": ScriptedModel("m/good", 3),
+        "m/cut": ScriptedModel("m/cut", 3, unparseable_questions=1),
+        "m/b": ScriptedModel("m/b", 2),
+    }
+    people = {name: Participant(name, b) for name, b in models.items()}
+    earlier = ("What did the earlier round ask about the Danish constitution?",)
+    records = run(models, people, ["m/good", "m/cut"], ["m/b"], earlier_questions=earlier)
+    main = [q for q in kinds(records, "question") if q["depth"] == 0]
+    by_good = [q["text"] for q in main if q["examiner"] == "m/good"]
+    by_cut = [q["text"] for q in main if q["examiner"] == "m/cut"]
+    assert len(by_good) == len(by_cut) == 3
+    writing = [p for p in models["m/cut"].prompts if "You are an examiner writing an exam" in p]
+    retries = [p for p in writing if "Do not repeat" in p]
+    assert len(writing) == 4 and len(retries) == 1, "its first question was cut off, so it is asked again"
+    assert by_cut[1] in retries[0] and by_cut[2] in retries[0]  # its own questions are listed
+    assert not any(text in p for p in writing for text in by_good + list(earlier))
+
+
 def test_a_model_listed_twice_or_an_unknown_language_is_refused():
     models, people = participants()
     with pytest.raises(EvaluationError, match="twice"):
