@@ -200,16 +200,13 @@ def enqueue(run: ExamRun) -> None:
 def cancel(run: ExamRun, reason: str = "Cancelled by an administrator.") -> bool:
     """A pending or running run → CANCELLED; its task is revoked (a running one terminated)
     and anything its worker still sends is ignored."""
-    from celery import current_app
+    from leaderboard.services.submission_lifecycle import revoke_task
 
     updated = ExamRun.objects.filter(pk=run.pk, status__in=LIVE).update(
         status=ExamRunStatus.CANCELLED, failure_reason=reason, finished_at=timezone.now()
     )
-    if updated and run.celery_task_id:
-        try:
-            current_app.control.revoke(run.celery_task_id, terminate=True, signal="SIGTERM")
-        except Exception:  # the row says CANCELLED: the worker's events are ignored
-            logger.exception("could not revoke exam task %s", run.celery_task_id)
+    if updated:
+        revoke_task(run.celery_task_id)
     return bool(updated)
 
 

@@ -193,8 +193,6 @@ def fail(submission: Submission, *, reason: str, log: str = "") -> None:
 
 def cancel(submission: Submission) -> bool:
     """Cancel a pending or running submission; a running task is revoked (terminated)."""
-    from celery import current_app
-
     updated = Submission.objects.filter(
         pk=submission.pk, status__in=[SubmissionStatus.PENDING, SubmissionStatus.RUNNING]
     ).update(
@@ -209,12 +207,21 @@ def cancel(submission: Submission) -> bool:
         job_control.stop(submission.pk)  # the GPU worker stops before its next dataset
     except Exception:  # the row says CANCELLED; the site ignores what the worker still sends
         logger.exception("could not tell the workers that submission %s is cancelled", submission.pk)
-    if submission.celery_task_id:
-        try:
-            current_app.control.revoke(submission.celery_task_id, terminate=True, signal="SIGTERM")
-        except Exception:  # the row says CANCELLED; the worker checks it between datasets
-            logger.exception("could not revoke task %s", submission.celery_task_id)
+    revoke_task(submission.celery_task_id)  # else the worker checks the row between datasets
     return True
+
+
+def revoke_task(task_id: str) -> None:
+    """Revoke a cancelled job's Celery task, terminating it if it runs. Best effort: the
+    caller has already marked its row CANCELLED, so whatever the task still sends is ignored."""
+    from celery import current_app
+
+    if not task_id:
+        return
+    try:
+        current_app.control.revoke(task_id, terminate=True, signal="SIGTERM")
+    except Exception:
+        logger.exception("could not revoke task %s", task_id)
 
 
 def requeue(submission: Submission) -> Submission:
