@@ -90,7 +90,7 @@ def _store(document: ExamDocument, digest: str, source: str, run: ExamRun | None
         round=header["round"],
         seed=header["seed"],
         header=header,
-        cost=_cost(document.cost),
+        cost=_cost(document.cost, {e["model"] for e in header["examiners"]}),
         content_sha256=digest,
         source=source[:300],
         run=run,
@@ -143,15 +143,16 @@ def _store(document: ExamDocument, digest: str, source: str, run: ExamRun | None
     return exam
 
 
-def _cost(cost: dict | None) -> dict:
+def _cost(cost: dict | None, examiners: set[str]) -> dict:
     """The engine's cost line, kept only when it is small plain numbers per model, with the
-    questions each examiner could not write (no new, parseable one within its tries)."""
+    questions each of the exam's examiners could not write (no new, parseable one within
+    its tries); counts that are not that are left out, and the exam still imports."""
     if not isinstance(cost, dict):
         return {}
     kept = {"models": cost.get("models"), "total": cost.get("total")}
     dropped = cost.get("dropped_questions")
     if isinstance(dropped, dict) and all(
-        isinstance(model, str) and type(n) is int and 0 <= n < 10**6 for model, n in dropped.items()
+        model in examiners and type(n) is int and 0 <= n < 10**6 for model, n in dropped.items()
     ):
         kept["dropped_questions"] = dropped
     text = json.dumps(kept)

@@ -152,3 +152,25 @@ def test_an_examiner_whose_questions_were_all_dropped_is_shown_and_its_examinee_
     assert rows["m/x"].select_one(".not-graded") is None
     dropped = page.select_one("#exam-dropped").get_text(" ", strip=True)
     assert "m/x 2" in dropped and "m/a" not in dropped
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "dropped",
+    [{"m/z": 1}, {"m/a": "2"}, {"m/a": -1}, {"m/a": True}, {"m/a": 10**6}, ["m/a", 2], "m/a 2", {"<b>m/a</b>": 1}],
+)
+def test_dropped_counts_that_are_not_small_counts_of_the_exams_examiners_are_left_out(client, document, dropped):
+    records = copy.deepcopy(document)
+    first(records, "cost")["dropped_questions"] = dropped
+    exam = import_exam("\n".join(text(records)).encode()).exam  # the exam itself still imports
+    assert "dropped_questions" not in exam.cost and exam.cost["total"]["calls"] > 0
+    page = client.get("/examiner/da/")
+    assert page.status_code == 200 and b'id="exam-dropped"' not in page.content
+
+
+@pytest.mark.django_db
+def test_dropped_counts_of_the_exams_examiners_are_kept(document):
+    records = copy.deepcopy(document)
+    first(records, "cost")["dropped_questions"] = {"m/a": 0, "m/b": 2}
+    exam = import_exam("\n".join(text(records)).encode()).exam
+    assert exam.cost["dropped_questions"] == {"m/a": 0, "m/b": 2}
