@@ -36,7 +36,13 @@ _JSON_ESCAPES = {ord("<"): "\\u003C", ord(">"): "\\u003E", ord("&"): "\\u0026"}
 
 def embed(figure: go.Figure) -> SafeString:
     """Figure JSON safe inside ``<script type="application/json">`` (no ``</script>`` breakout)."""
-    return mark_safe(pio.to_json(figure, validate=False, pretty=False).translate(_JSON_ESCAPES))
+    return embedded(pio.to_json(figure, validate=False, pretty=False))
+
+
+def embedded(text: str) -> SafeString:
+    """``text`` (figure JSON, e.g. read back from the cache) made safe the same way; escaping
+    twice changes nothing."""
+    return mark_safe(str(text).translate(_JSON_ESCAPES))
 
 
 def _layout(**extra) -> dict:

@@ -6,7 +6,8 @@ and one set of validated filters. The first reader renders it; the body is kept 
 gzip-compressed copy, so later readers cost two small queries and a cache read, and no
 compression (``GZipMiddleware`` leaves a response that already has a Content-Encoding
 alone). Signed-in users and requests carrying flash messages are never served from or
-into the cache: their pages differ.
+into the cache: their pages differ. The shared cache stores signed JSON
+(``cache_backend.py``); an entry of another shape is a miss and the page is built again.
 """
 
 from __future__ import annotations
@@ -29,6 +30,16 @@ def _personal(request: HttpRequest) -> bool:
     return bool(user is not None and user.is_authenticated) or len(get_messages(request)) > 0
 
 
+def _well_formed(entry) -> bool:
+    """A cached response as :func:`cached` writes it (anything else is a miss)."""
+    return (
+        isinstance(entry, dict)
+        and isinstance(entry.get("type"), str)
+        and isinstance(entry.get("body"), bytes)
+        and isinstance(entry.get("gzip"), bytes)
+    )
+
+
 def _respond(request: HttpRequest, entry: dict) -> HttpResponse:
     if "gzip" in request.META.get("HTTP_ACCEPT_ENCODING", "").lower():
         response = HttpResponse(entry["gzip"], content_type=entry["type"])
@@ -45,7 +56,7 @@ def cached(request: HttpRequest, namespace: str, parts: tuple, build: Callable[[
         return build()
     key = cache_key(f"response:{namespace}", *parts)
     entry = cache.get(key)
-    if not isinstance(entry, dict) or not {"type", "body", "gzip"} <= entry.keys():
+    if not _well_formed(entry):
         response = build()
         if response.status_code != 200 or response.streaming or response.has_header("Content-Encoding"):
             return response

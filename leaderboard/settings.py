@@ -183,9 +183,11 @@ if env_bool("BEHIND_TLS_PROXY", False):
 DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
 
 # --- cache: Redis when configured (shared by web processes), else local memory ----
+# Redis entries are signed JSON (leaderboard/cache_backend.py), never pickles: an entry that
+# someone without SECRET_KEY wrote is a miss, and nothing read back can run code.
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    CACHES = {"default": {"BACKEND": "leaderboard.cache_backend.SignedJsonRedisCache", "LOCATION": REDIS_URL}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 

@@ -23,6 +23,7 @@ from leaderboard.selectors.boards import (
     filter_rows,
     get_board,
     home_boards,
+    sort_keys,
     sort_rows,
 )
 from leaderboard.selectors.formatting import (
@@ -68,6 +69,7 @@ __all__ = [
     "model_page",
     "reproduce_command",
     "size_bucket",
+    "sort_keys",
     "sort_rows",
     "variant_label",
 ]

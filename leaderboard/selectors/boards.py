@@ -38,10 +38,12 @@ from leaderboard.selectors.formatting import (
     model_url,
     size_bucket,
 )
-from leaderboard.services.method_view import apply_ranking, method_info, ranking_for
+from leaderboard.services.method_view import RankingPending, apply_ranking, method_info, method_label, ranking_for
 from leaderboard.suite import suite_protocol
 
 # --- board filters ------------------------------------------------------------------
+
+MAX_Q = 200  # characters of a search that count
 
 
 @dataclass(frozen=True)
@@ -57,19 +59,25 @@ class BoardFilters:
     method: str = ""  # a registered ranking method other than the board's own; "" = the board's
 
     @classmethod
-    def from_query(cls, query) -> BoardFilters:
-        types = tuple(t for t in query.getlist("type") if t in MODEL_TYPES)
-        sizes = tuple(s for s in query.getlist("size") if s in SIZE_BUCKETS)
+    def from_query(cls, query, sort_keys: frozenset[str] | None = None) -> BoardFilters:
+        """The filters of a query string, each value validated: types and sizes in their
+        canonical order, ``q`` with its whitespace collapsed (at most ``MAX_Q`` characters),
+        ``sort`` one of ``sort_keys`` (see :func:`sort_keys`; None: any of the fixed columns),
+        ``method`` a registered method. An unknown value is the default, never a new filter."""
+        types = set(query.getlist("type"))
+        sizes = set(query.getlist("size"))
         shots = query.get("shots", "")
+        sort = query.get("sort", "")
         direction = query.get("dir", "asc")
+        method = query.get("method", "")
         return cls(
-            types=tuple(dict.fromkeys(types)),
-            sizes=tuple(dict.fromkeys(sizes)),
+            types=tuple(t for t in MODEL_TYPES if t in types),
+            sizes=tuple(s for s in SIZE_BUCKETS if s in sizes),
             shots=shots if shots in SHOTS else "",
-            q=query.get("q", "").strip()[:200],
-            sort=query.get("sort", "")[:120],
+            q=" ".join(query.get("q", "").split())[:MAX_Q],
+            sort=sort if sort in (SIMPLE_SORT_KEYS.keys() if sort_keys is None else sort_keys) else "",
             direction=direction if direction in ("asc", "desc") else "asc",
-            method=query.get("method", "") if query.get("method", "") in method_names() else "",
+            method=method if method in method_names() else "",
         )
 
     @property
@@ -123,6 +131,7 @@ class Board:
     total_entries: int = 0
     version: str = ""
     method: dict = field(default_factory=dict)  # {name, version, label} of the ranks shown
+    pending_method: dict | None = None  # {name, label} of the method asked for, being computed
 
     @property
     def shows_bits_per_byte(self) -> bool:
@@ -176,6 +185,12 @@ def board_columns(board: Leaderboard) -> tuple[list[Column], list[Column], list[
     seen_tasks.sort(key=lambda t: order.index(t) if t in order else len(order))
     tasks = [Column(f"task:{t}", task_short_label(t), "task", title=f"{t} rank score") for t in seen_tasks]
     return languages, tasks, datasets
+
+
+def sort_keys(board: Leaderboard) -> frozenset[str]:
+    """Every column ``board``'s page can be sorted by (from the board's row: no query)."""
+    columns = [c.key for group in board_columns(board) for c in group]
+    return frozenset([*SIMPLE_SORT_KEYS, "bpb", *columns])
 
 
 def _entry_row(entry: LeaderboardEntry, languages, tasks, datasets) -> dict:
@@ -314,15 +329,15 @@ _LOCAL_ROWS_MAX = 16
 
 def board_rows(board: Leaderboard, version: str, languages, tasks, datasets, ranking=None) -> list[dict]:
     """Every entry's display row, cached per board version (and ranking method): in this
-    process, then in the shared cache (Redis), else built from the entries. The key changes
-    with the board."""
+    process, then in the shared cache (Redis, as JSON), else built from the entries. The key
+    changes with the board."""
     key = f"glossa:board-rows:v3:{board.code}:{version}"
     if ranking is not None:
         key += f":{ranking.method}:{ranking.method_version}:{ranking.generated_at.isoformat()}"
     rows = _LOCAL_ROWS.get(key)
     if rows is None:
         rows = cache.get(key)
-        if rows is None:
+        if not (isinstance(rows, list) and all(isinstance(row, dict) for row in rows)):  # a miss
             rows = _all_rows(board, languages, tasks, datasets, ranking)
             cache.set(key, rows, BOARD_CACHE_SECONDS)
         _LOCAL_ROWS[key] = rows
@@ -354,7 +369,11 @@ def get_board(
     if board is None:
         return None
     filters = filters or BoardFilters()
-    ranking = ranking_for(board, filters.method)
+    pending = None
+    try:
+        ranking = ranking_for(board, filters.method)
+    except RankingPending:  # queued (once); shown under the board's own method meanwhile
+        ranking, pending = None, {"name": filters.method, "label": method_label(filters.method)}
     languages, tasks, datasets = board_columns(board)
     version = version or board_version(board)
     result = Board(
@@ -365,6 +384,7 @@ def get_board(
         dataset_columns=datasets,
         version=version,
         method=method_info(board, ranking),
+        pending_method=pending,
     )
     for row in filter_rows(board_rows(board, version, languages, tasks, datasets, ranking), filters):
         (result.ranked if row["rank"] is not None else result.unranked).append(row)

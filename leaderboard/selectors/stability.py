@@ -4,18 +4,19 @@ stored examples of the models evaluated on it.
 Each model counts once, with the evaluation the prediction browser shows first (few-shot,
 the test split, the newest), on the dataset version most models were evaluated on (example
 ids name the same texts only within one version), scored by the task's first per-example
-score. Tables are cached per dataset until its examples change.
+score. Tables are cached per dataset until its examples change (as plain dicts: the cache
+stores JSON).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from django.core.cache import cache
 from django.db.models import Count, Max
 
-from evaluation.stability import DEFAULT_REPEATS, Stability, stability
+from evaluation.stability import DEFAULT_REPEATS, Stability, StabilityRow, stability
 from leaderboard.models import Dataset, EvaluationExamples
 from leaderboard.selectors.examples import examples_of, stored_examples
 
@@ -62,7 +63,7 @@ def dataset_stability(
     state = EvaluationExamples.objects.filter(evaluation__dataset=dataset).aggregate(n=Count("pk"), t=Max("updated_at"))
     stamp = state["t"].isoformat() if state["t"] else ""
     key = f"glossa:stability:v2:{dataset.pk}:{repeats}:{max_models}:{state['n']}:{stamp}"
-    found = cache.get(key)
+    found = _from_cache(cache.get(key))
     if found is not None:
         return found
     version, chosen = _per_model(dataset)
@@ -84,5 +85,23 @@ def dataset_stability(
         except ValueError:  # the models share fewer than two examples
             table = None
     result = DatasetStability(dataset.name, version, table, available)
-    cache.set(key, result, CACHE_SECONDS)
+    cache.set(key, asdict(result), CACHE_SECONDS)
     return result
+
+
+def _from_cache(value) -> DatasetStability | None:
+    """The table the cache holds as a plain dict (``dataclasses.asdict``); None for a miss
+    or for anything of another shape."""
+    if not isinstance(value, dict):
+        return None
+    try:
+        table = value["table"]
+        if table is not None:
+            table = Stability(
+                models=tuple(str(m) for m in table["models"]),
+                num_examples=int(table["num_examples"]),
+                rows=tuple(StabilityRow(**row) for row in table["rows"]),
+            )
+        return DatasetStability(str(value["dataset"]), str(value["version"]), table, int(value["num_models"]))
+    except (KeyError, TypeError, ValueError):
+        return None

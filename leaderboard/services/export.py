@@ -46,11 +46,12 @@ def get_leaderboard(code: str) -> Leaderboard:
         raise LeaderboardNotFound(f"no leaderboard {code!r} (known: {known})") from None
 
 
-def leaderboard_document(code: str, method: str | None = None) -> dict:
+def leaderboard_document(code: str, method: str | None = None, *, compute: bool = False) -> dict:
     """The board as the export contract describes it, under ``method`` (default: the
-    method its entries show); raises LeaderboardNotFound (and UnknownMethod)."""
+    method its entries show); raises LeaderboardNotFound (and UnknownMethod, and
+    RankingPending unless ``compute``: see ``method_view.ranking_for``)."""
     lb = get_leaderboard(code)
-    ranking = ranking_for(lb, method)
+    ranking = ranking_for(lb, method, compute=compute)
     entries = []
     ranked = apply_ranking(list(lb.entries.select_related("model").order_by("position")), ranking)
     for position, row in enumerate(ranked, start=1):
@@ -123,9 +124,9 @@ def shown_document(board) -> dict:
     }
 
 
-def leaderboard_csv(code: str, method: str | None = None) -> str:
+def leaderboard_csv(code: str, method: str | None = None, *, compute: bool = False) -> str:
     """The board's document as CSV (:func:`document_csv`)."""
-    return document_csv(leaderboard_document(code, method))
+    return document_csv(leaderboard_document(code, method, compute=compute))
 
 
 def document_csv(doc: dict) -> str:

@@ -12,7 +12,7 @@ def entry_ranks(lb: Leaderboard, method: str, view: str = "board") -> dict[str, 
     """Entry display name → (rank, rank score) on ``lb`` under ``method`` (computed once if
     needed); ``view`` ``"board"`` is the board's ranking, any other name a ranking the method
     stores per entry under ``extra[view]`` (``euroeval-2026``: ``all_models``)."""
-    stored = ranking_for(lb, method)
+    stored = ranking_for(lb, method, compute=True)
     if stored is not None:
         decided = {tuple(int(p) for p in token.split(":")): v for token, v in stored.entries.items()}
     else:

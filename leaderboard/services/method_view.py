@@ -2,36 +2,99 @@
 
 The entries' scores do not depend on the method; what a method decides (position, rank,
 rank score and interval, task and dataset rank scores, its extras) comes from the board's
-stored ``LeaderboardRanking`` for that method (:func:`aggregation.current_ranking`) and is
-laid over the entries in memory, never saved.
+stored ``LeaderboardRanking`` for that method and is laid over the entries in memory, never
+saved.
+
+A request only reads: when the stored ranking is missing or older than the board,
+:func:`ranking_for` queues its aggregation (once per board state, however many requests
+ask: a cache ``add`` is the latch) and raises :class:`RankingPending`; the page shows the
+board under its own method and says the other is being computed. Management commands pass
+``compute=True`` to compute it in their own process (:func:`aggregation.current_ranking`).
 """
 
 from __future__ import annotations
 
 import copy
+import logging
 
+from django.core.cache import cache
+
+from leaderboard.cache_keys import cache_key
 from leaderboard.models import Leaderboard, LeaderboardEntry, LeaderboardRanking
 from leaderboard.ranking import get_method
 from leaderboard.services.board_write import entry_token
+
+log = logging.getLogger(__name__)
+QUEUED_SECONDS = 600  # a queued aggregation that never ran is asked for again after this
+
+
+class RankingPending(LookupError):
+    """The board's ranking under ``method`` is not stored yet; its aggregation is queued."""
+
+    def __init__(self, board: str, method: str):
+        super().__init__(f"{board} under {method} is being computed")
+        self.board, self.method = board, method
 
 
 def method_info(lb: Leaderboard, ranking: LeaderboardRanking | None = None) -> dict:
     """``{"name", "version", "label"}`` of what is shown: ``ranking`` if given, else the entries' method."""
     name, version = (ranking.method, ranking.method_version) if ranking else (lb.method, lb.method_version)
+    return {"name": name, "version": version, "label": method_label(name)}
+
+
+def method_label(name: str) -> str:
+    """A method's label for people (its name when it is not registered)."""
     try:
-        label = get_method(name).label
+        return get_method(name).label
     except LookupError:
-        label = name
-    return {"name": name, "version": version, "label": label}
+        return name
 
 
-def ranking_for(lb: Leaderboard, method: str | None) -> LeaderboardRanking | None:
-    """The stored ranking to lay over ``lb``'s entries; None when they already show ``method``."""
+def stored_ranking(lb: Leaderboard, method: str) -> LeaderboardRanking | None:
+    """``lb``'s stored ranking under ``method`` when it is as new as the board (one query);
+    None when missing or stale. Raises UnknownMethod."""
+    current = get_method(method)
+    stored = LeaderboardRanking.objects.filter(leaderboard=lb, method=current.name).first()
+    if stored is None or stored.method_version != current.version:
+        return None
+    if stored.inputs_digest == lb.inputs_digest or (lb.generated_at and stored.generated_at >= lb.generated_at):
+        return stored
+    return None
+
+
+def queue_ranking(lb: Leaderboard, method: str) -> bool:
+    """Queue the aggregation of ``lb`` under ``method`` unless this board state already has
+    one queued; True when this call queued it."""
+    from leaderboard.tasks.aggregation import enqueue_aggregation  # tasks import the services
+
+    stamp = lb.inputs_digest or (lb.generated_at.isoformat() if lb.generated_at else "")
+    latch = cache_key("method-queued", lb.code, method, stamp)
+    if not cache.add(latch, 1, QUEUED_SECONDS):
+        return False
+    try:
+        enqueue_aggregation([lb.code], trigger="view", method=method)
+    except Exception:  # the broker is away: the next request tries again
+        cache.delete(latch)
+        log.exception("could not queue the %s ranking of board %s", method, lb.code)
+        return False
+    return True
+
+
+def ranking_for(lb: Leaderboard, method: str | None, *, compute: bool = False) -> LeaderboardRanking | None:
+    """The stored ranking to lay over ``lb``'s entries; None when they already show ``method``.
+    Without ``compute``, a missing or stale ranking is queued and :class:`RankingPending`
+    raised; with it (commands, never requests), it is computed here."""
     if not method or method == lb.method:
         return None
-    from leaderboard.services.aggregation import current_ranking  # aggregation imports this module's peers
+    if compute:
+        from leaderboard.services.aggregation import current_ranking  # aggregation imports this module's peers
 
-    return current_ranking(lb, method)
+        return current_ranking(lb, method)
+    stored = stored_ranking(lb, method)
+    if stored is None:
+        queue_ranking(lb, method)
+        raise RankingPending(lb.code, method)
+    return stored
 
 
 def apply_ranking(entries: list[LeaderboardEntry], ranking: LeaderboardRanking | None) -> list[LeaderboardEntry]:

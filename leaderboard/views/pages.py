@@ -65,7 +65,12 @@ def _board_scatter(data: selectors.Board):
     """The board's scatter JSON, cached per board version and the set of rows it draws: every
     filter (or search string) that shows the same rows shares one entry; sorting changes nothing."""
     key = cache_key("board-scatter:v2", data.board.code, data.version, sorted(row["position"] for row in data.rows))
-    return cache.get_or_set(key, lambda: charts.embed(charts.board_scatter(data.rows)), selectors.BOARD_CACHE_SECONDS)
+    found = cache.get(key)
+    if isinstance(found, str):
+        return charts.embedded(found)
+    figure = charts.embed(charts.board_scatter(data.rows))
+    cache.set(key, str(figure), selectors.BOARD_CACHE_SECONDS)
+    return figure
 
 
 @require_safe
@@ -101,7 +106,6 @@ def _board_changes(data: selectors.Board) -> dict | None:
 
 @require_safe
 def board(request, code: str):
-    filters = selectors.BoardFilters.from_query(request.GET)
     # has_exam (the Examiner board link, issue #17) comes with the board row: no query more
     row = (
         Leaderboard.objects.filter(code=code)
@@ -110,10 +114,13 @@ def board(request, code: str):
     )
     if row is None:
         raise Http404(f"No leaderboard {code!r}.")
+    # Every filter is validated (an unknown sort is the default): the cache key below is made
+    # of values from finite sets, and searches (free text) are never cached whole.
+    filters = selectors.BoardFilters.from_query(request.GET, selectors.sort_keys(row))
     version = selectors.board_version(row)
     has_exam = row.has_exam
     build = lambda: _board_page(request, code, filters, row, version, has_exam)  # noqa: E731
-    if filters.method and filters.method != row.method:  # another method's stored ranking: not cached here
+    if filters.q or (filters.method and filters.method != row.method):  # search, or another method's ranking
         return build()
     return response_cache.cached(request, "board-page", (code, version, filters.as_query(), has_exam), build)
 
@@ -166,10 +173,11 @@ def _board_page(
 def board_export(request, code: str, fmt: str):
     if fmt not in ("csv", "json"):
         raise Http404("Exports are .csv or .json.")
-    filters = selectors.BoardFilters.from_query(request.GET)
-    data = selectors.get_board(code, filters)
-    if data is None:
+    row = Leaderboard.objects.filter(code=code).first()
+    if row is None:
         raise Http404(f"No leaderboard {code!r}.")
+    filters = selectors.BoardFilters.from_query(request.GET, selectors.sort_keys(row))
+    data = selectors.get_board(code, filters, board=row)
     filename = f"glossa-{code}-leaderboard.{fmt}"
     document = export.shown_document(data)  # the API's document, filtered and ordered as shown
     if fmt == "json":

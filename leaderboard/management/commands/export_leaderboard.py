@@ -21,8 +21,10 @@ class Command(BaseCommand):
     def handle(self, *args, code, format, method=None, **options):
         try:
             if format == "csv":
-                self.stdout.write(leaderboard_csv(code, method), ending="")
+                self.stdout.write(leaderboard_csv(code, method, compute=True), ending="")
             else:
-                self.stdout.write(json.dumps(leaderboard_document(code, method), indent=2, ensure_ascii=False))
+                self.stdout.write(
+                    json.dumps(leaderboard_document(code, method, compute=True), indent=2, ensure_ascii=False)
+                )
         except (LeaderboardNotFound, UnknownMethod) as exc:
             raise CommandError(str(exc)) from None
