@@ -70,7 +70,13 @@ def rate_key(address: str | None) -> str:
 
 
 def axes_client_ip(request) -> str | None:
-    """django-axes' client address (``AXES_CLIENT_IP_CALLABLE``): the same as the rate limit's."""
+    """django-axes' client (``AXES_CLIENT_IP_CALLABLE``), bucketed as the rate limit's: an
+    IPv4 address itself, an IPv6 address as the first address of its /64 (axes stores an
+    address, so every address of one /64 counts as that one)."""
     from django.conf import settings
 
-    return client_address(request.META, settings.TRUSTED_PROXIES)
+    address = client_address(request.META, settings.TRUSTED_PROXIES)
+    parsed = _address(address or "")
+    if isinstance(parsed, ipaddress.IPv6Address):
+        return str(ipaddress.IPv6Network((parsed, 64), strict=False).network_address)
+    return address

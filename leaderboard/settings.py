@@ -104,14 +104,16 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",  # answers a locked-out login (django-axes)
 ]
 
-# Login throttling (django-axes): after AXES_FAILURE_LIMIT wrong passwords for one username
-# from one client address, that pair is locked out for AXES_COOLOFF_TIME hours, whatever
-# password comes next; a successful login resets the count. The address is the one the
-# rate limit uses (GLOSSA_TRUSTED_PROXIES decide which X-Forwarded-For hop is the client).
+# Login throttling (django-axes): after AXES_FAILURE_LIMIT wrong passwords from one client
+# (an IPv4 address, or an IPv6 /64: one subscriber's whole network), whatever usernames they
+# name, that client is locked out for AXES_COOLOFF_TIME hours; after AXES_FAILURE_LIMIT wrong
+# passwords for one username, from any addresses, that username is locked out too. A
+# successful login resets the count. The client is the one the rate limit uses
+# (GLOSSA_TRUSTED_PROXIES decide which X-Forwarded-For hop is the client; client_address.py).
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = float(os.environ.get("AXES_COOLOFF_HOURS", "0.25"))
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "leaderboard.client_address.axes_client_ip"
 AXES_VERBOSE = False
@@ -142,8 +144,25 @@ DATABASES = {
         conn_max_age=env_int("DB_CONN_MAX_AGE", 60) or 0,
     )
 }
+
+
+def _private_sqlite(path: Path) -> None:
+    """The embedded database (sessions, password hashes) readable by its owner only: created
+    0600 before SQLite opens it (SQLite gives its -journal, -wal and -shm files the database
+    file's mode), and an older file or journal made private."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    for item in (path, *(path.with_name(path.name + suffix) for suffix in ("-journal", "-wal", "-shm"))):
+        with contextlib.suppress(FileNotFoundError):
+            if item.stat().st_mode & 0o077:
+                item.chmod(0o600)
+
+
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     VAR_DIR.mkdir(parents=True, exist_ok=True)
+    if str(DATABASES["default"].get("NAME") or ":memory:") != ":memory:":
+        _private_sqlite(Path(DATABASES["default"]["NAME"]))
     # SQLite under a web server and a worker at once: wait for locks instead of failing.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
     DATABASES["default"]["CONN_MAX_AGE"] = 0

@@ -1,7 +1,24 @@
-from django.urls import path
+from django.urls import path, register_converter
 from django.views.generic import RedirectView
 
 from leaderboard.views import examiner, history, pages
+
+
+class IdentifierConverter:
+    """A stored identifier that may appear in an address (an exam question's key): letters,
+    digits, ``.``, ``_``, ``-``, starting with a letter or digit. Any other (a newline, a
+    slash) neither matches (404) nor reverses (the page shows it without a link)."""
+
+    regex = r"[A-Za-z0-9][A-Za-z0-9._-]{0,299}"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+register_converter(IdentifierConverter, "ident")
 
 urlpatterns = [
     path("", pages.home, name="home"),
@@ -15,7 +32,11 @@ urlpatterns = [
     path("examiner/<str:code>/", examiner.board, name="examiner-board"),
     path("examiner/<str:code>/round/<int:round_number>/questions/", examiner.questions, name="exam-questions"),
     path("examiner/<str:code>/round/<int:round_number>/exam.jsonl", examiner.export, name="exam-export"),
-    path("examiner/<str:code>/round/<int:round_number>/questions/<str:key>/", examiner.question, name="exam-question"),
+    path(
+        "examiner/<str:code>/round/<int:round_number>/questions/<ident:key>/",
+        examiner.question,
+        name="exam-question",
+    ),
     # before the model page: <path:model_id> would swallow the rest
     path("models/<path:model_id>/datasets/<str:dataset>/examples/", pages.model_examples, name="model-examples"),
     path("models/<path:model_id>/", pages.model, name="model"),

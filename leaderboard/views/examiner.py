@@ -4,6 +4,7 @@ one question's answers, grades, ranking and follow-ups."""
 from __future__ import annotations
 
 import json
+import re
 
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
@@ -57,5 +58,6 @@ def export(request, code: str, round_number: int):
     records.append({**exam.agreement, "kind": "agreement"} if exam.agreement else {"kind": "agreement", "pairs": []})
     body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
     response = HttpResponse(body, content_type="application/x-ndjson; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="glossa-exam-{exam.exam_id}.jsonl"'
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", exam.exam_id).strip("-.")[:120] or "exam"  # no header injection
+    response["Content-Disposition"] = f'attachment; filename="glossa-exam-{name}.jsonl"'
     return response

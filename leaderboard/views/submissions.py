@@ -91,7 +91,8 @@ def _elapsed(submission: Submission) -> float | None:
     return max(0.0, (end - submission.started_at).total_seconds())
 
 
-def _datasets(submission: Submission) -> list[dict]:
+def _datasets(submission: Submission, staff: bool = False) -> list[dict]:
+    """Each planned dataset's progress; its note (why it failed) sanitised unless for staff."""
     return [
         {
             "name": name,
@@ -99,7 +100,7 @@ def _datasets(submission: Submission) -> list[dict]:
             "done": progress.done,
             "total": progress.total,
             "percent": progress.percent,
-            "note": progress.note,
+            "note": progress.note if staff else public_reason(progress.note),
         }
         for name, progress in sorted(Progress.of(submission.progress).datasets.items())
     ]
@@ -116,7 +117,7 @@ def _as_json(submission: Submission, staff: bool = False) -> dict:
         "status": submission.status,
         "datasets_total": submission.datasets_total,
         "datasets_done": submission.datasets_done,
-        "datasets": _datasets(submission),
+        "datasets": _datasets(submission, staff),
         "elapsed_seconds": _elapsed(submission),
         "attempts": submission.attempts,
         "created_at": submission.created_at.isoformat(),
@@ -134,7 +135,7 @@ def detail(request, pk: int):
     boards = service.boards_of_datasets([row["name"] for row in _datasets(submission)]) if not live else []
     context = {
         "submission": submission,
-        "datasets": _datasets(submission),
+        "datasets": _datasets(submission, request.user.is_staff),
         "elapsed": _elapsed(submission),
         "live": live,
         "refresh_seconds": REFRESH_SECONDS,
