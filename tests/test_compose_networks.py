@@ -42,3 +42,31 @@ def test_the_gpu_worker_reaches_the_broker_and_nothing_else():
         for needed in (broker_host, cache_host, "db"):
             assert _networks(service) & _networks(services[needed]), (name, needed)
     assert doc["networks"]["backend"].get("internal") is True  # the database and the cache: no way out
+
+
+class _CreatesFile:
+    def __init__(self, path: str):
+        self.path = path
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+def test_celery_reads_json_messages_only(tmp_path):
+    """A pickled message on a queue is refused by the consumer's accept list before it is
+    decoded: nothing in it runs (kombu decodes a worker's messages exactly so)."""
+    import pytest
+    from kombu.exceptions import ContentDisallowed
+    from kombu.serialization import dumps, loads, prepare_accept_content
+
+    from leaderboard.celery import app
+
+    accept = prepare_accept_content(app.conf.accept_content)
+    assert accept == {"application/json"} and app.conf.task_serializer == "json"
+    marker = tmp_path / "pwned"
+    content_type, encoding, body = dumps(_CreatesFile(str(marker)), serializer="pickle")
+    with pytest.raises(ContentDisallowed):
+        loads(body, content_type, encoding, accept=accept)
+    assert not marker.exists()
+    content_type, encoding, body = dumps({"kind": "heartbeat"}, serializer="json")
+    assert loads(body, content_type, encoding, accept=accept) == {"kind": "heartbeat"}
