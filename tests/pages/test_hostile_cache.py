@@ -136,6 +136,12 @@ def test_the_serializer_round_trips_json_and_bytes_and_refuses_the_rest():
         signed.loads("other-key", signed.dumps("key", value))
     with pytest.raises(RejectedEntry):
         SignedJsonSerializer("another secret" * 4).loads("key", signed.dumps("key", value))
+    nested = [b"", {"z": [b"\x01" * 3, "text"]}]
+    assert signed.loads("key", signed.dumps("key", nested)) == nested
+    for header in (b'{"\\u0000bytes":[0,99]}', b'{"\\u0000bytes":[-1,1]}', b'{"\\u0000bytes":"AAAA"}', b"[[[["):
+        body = len(header).to_bytes(4, "big") + header + b"abc"
+        with pytest.raises(RejectedEntry):  # even signed, a bad reference or header is a miss
+            signed.loads("key", signed._sign("key", body) + body)
     with pytest.raises(TypeError):
         signed.dumps("key", {1, 2})
     with pytest.raises(TypeError):
