@@ -118,7 +118,7 @@ def _languages(value: object) -> list:
         return []
     if isinstance(value, list):
         return value
-    if isinstance(value, str) and not value.lstrip().startswith("["):
+    if isinstance(value, str) and value.isalpha() and len(value) <= 3:
         return [value]
     languages = _decoded(value, "eval_library.additional_details.languages")
     if not isinstance(languages, list):

@@ -75,7 +75,7 @@ def benchmark_result_from_dict(record: dict) -> dict:
 def benchmark_result_to_eee_dict(result: dict, now: float) -> dict:
     """``benchmark_result_to_eee_dict`` at f37841c8d, ``time.time()`` replaced by ``now``."""
     retrieved_timestamp = str(int(now))
-    evaluation_timestamp = datetime.datetime.fromtimestamp(now, tz=datetime.timezone.utc).isoformat()
+    evaluation_timestamp = datetime.datetime.fromtimestamp(now, tz=datetime.UTC).isoformat()
     evaluation_id = f"{result['dataset']}/{result['model']}/{retrieved_timestamp}"
     total_results: dict = {}
     raw_results: list = []
