@@ -163,7 +163,8 @@ def _model_info(stored: StoredEvaluation) -> dict:
 
 def _library(stored: StoredEvaluation) -> dict:
     record = stored.record
-    extra = {key: value for key, value in record.items() if key not in MAPPED}
+    # Fields EEE has no place for, and mapped ones written as null (left out of the EEE fields).
+    extra = {key: value for key, value in record.items() if key not in MAPPED or value is None}
     if stored.examples_file:
         extra["examples_file"] = stored.examples_file
     else:
