@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import io
 
+from django.urls import reverse
+
 from leaderboard import csv_safe
-from leaderboard.eee.links import add_eee_links
 from leaderboard.models import LanguageModel, Leaderboard, ModelType
 from leaderboard.ranking import entry_display_name
 from leaderboard.services.method_view import apply_ranking, method_info, ranking_for
@@ -99,7 +100,7 @@ def leaderboard_document(code: str, method: str | None = None) -> dict:
     }
     if lb.kind == "group":
         doc["boards"] = lb.boards
-    doc["eee"] = add_eee_links(lb.code, entries)  # Every Eval Ever logs: the board's and each entry's
+    doc["eee"] = reverse("api-leaderboard-eee", args=[lb.code])  # its counted evaluations as EEE logs
     return doc
 
 

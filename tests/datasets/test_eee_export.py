@@ -112,8 +112,8 @@ def test_a_board_exports_what_it_counts_and_the_api_links_every_log(stored, tmp_
 
     doc = client.get(reverse("api-leaderboard-json", args=["nl"])).json()
     assert doc["eee"] == "/api/leaderboards/nl/eee.zip"
-    entry = next(e for e in doc["entries"] if e["model"] == "Qwen/Qwen3-0.6B")
-    url = entry["eee"]["dbrd"]
+    qwen_dbrd = Evaluation.objects.get(model__model_id="Qwen/Qwen3-0.6B", dataset__name="dbrd").pk
+    url = reverse("api-evaluation-eee", args=[qwen_dbrd])
     response = client.get(url)
     assert response.status_code == 200 and schema_errors(json.loads(response.content)) == []
     archive = zipfile.ZipFile(io.BytesIO(client.get(doc["eee"]).content))
