@@ -15,8 +15,9 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
+from leaderboard import response_cache, selectors
 from leaderboard.eee.export import INSTANCES_SUFFIX, board_zip, evaluation_files
-from leaderboard.models import Evaluation
+from leaderboard.models import Evaluation, Leaderboard
 from leaderboard.services.export import LeaderboardNotFound
 
 
@@ -50,10 +51,20 @@ def evaluation_instances(request, pk: int):
     return _attachment(files.files[name], "application/jsonl; charset=utf-8", name)
 
 
-@require_GET
-def board_logs(request, code: str):
+def _board_zip_response(code: str) -> HttpResponse:
     try:
         body = board_zip(code)
     except LeaderboardNotFound as exc:
         return JsonResponse({"error": str(exc)}, status=404)
     return _attachment(body, "application/zip", f"glossa-{code}-eee.zip")
+
+
+@require_GET
+def board_logs(request, code: str):
+    """Built once per board version for anonymous readers (``response_cache``), as the
+    board's JSON document is: a zip of a large board is thousands of logs."""
+    board = Leaderboard.objects.filter(code=code).first()
+    if board is None:
+        return _board_zip_response(code)  # the 404 document, with its reason
+    version = selectors.board_version(board)
+    return response_cache.cached(request, "api-eee-zip", (code, version), lambda: _board_zip_response(code))
