@@ -226,6 +226,8 @@ def _glossa_fields(details: dict) -> dict:
 
 def _schema_version(record: dict) -> None:
     version = record.get("schema_version")
+    if isinstance(version, str) and version.startswith("instance_level_eval"):
+        raise InvalidRecord("an EEE instance-level row (a sidecar of per-example records), not an evaluation log")
     if version not in SCHEMA_VERSIONS:
         known = ", ".join(sorted(SCHEMA_VERSIONS))
         raise InvalidRecord(f"EEE schema_version {json.dumps(version)[:40]} is not one this site reads ({known})")

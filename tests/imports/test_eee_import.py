@@ -159,6 +159,7 @@ def test_hostile_eee_lines_are_numbered_errors_and_the_rest_imports(tmp_path):
         eee_line(eval_library__additional_details__task="tool-calling-2099"),  # 10: unknown task
         eee_line(eval_library__additional_details__languages='["nl", 7]'),  # 11
         eee_line(eval_library__additional_details__raw_results='[{"test_mcc": "0.5"}]'),  # 12
+        {"schema_version": "instance_level_eval_0.2.1", "sample_id": "test:0"},  # 13: a sidecar's row
     ]
     report = import_file(write_lines(tmp_path / "mixed.jsonl", lines))
     assert report.imported == 2, report.summary()
@@ -173,6 +174,7 @@ def test_hostile_eee_lines_are_numbered_errors_and_the_rest_imports(tmp_path):
     assert report.skipped["unknown task tool-calling-2099"] == 1  # skipped and counted, as any unknown task
     assert "not a two- or three-letter language code" in errors[11]
     assert "not a finite number" in errors[12]
+    assert "instance-level row" in errors[13]
     assert {1, 7} & set(errors) == set()
 
 
