@@ -67,6 +67,7 @@ def commit_history(
                     "date": ev.created_at,
                     "primary_metric": metric,
                     "primary": primary,
+                    "eee_url": reverse("api-evaluation-eee", args=[ev.pk]),
                 }
             )
         labels = sorted({ev.revision for ev in members if ev.revision and ev.revision != commit})

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import io
 
+from django.urls import reverse
+
 from leaderboard import csv_safe
 from leaderboard.models import LanguageModel, Leaderboard, ModelType
 from leaderboard.ranking import entry_display_name
@@ -99,6 +101,7 @@ def leaderboard_document(code: str, method: str | None = None, *, compute: bool 
     }
     if lb.kind == "group":
         doc["boards"] = lb.boards
+    doc["eee"] = reverse("api-leaderboard-eee", args=[lb.code])  # its counted evaluations as EEE logs
     return doc
 
 

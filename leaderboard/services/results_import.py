@@ -30,6 +30,8 @@ from pathlib import Path
 from django.db import DatabaseError, transaction
 
 from evaluation.tasks import METRIC_LABELS, NON_TASKS, TaskSpec, UnknownTask, canonical_metric, get_task
+from leaderboard.eee.files import read_results
+from leaderboard.eee.records import as_legacy
 from leaderboard.identity import FULL_SPLIT, PUBLISHED, Protocol
 from leaderboard.languages import default_board, language_name
 from leaderboard.models import (
@@ -410,12 +412,12 @@ def import_file(path: Path | str, *, source: str | None = None) -> ImportReport:
     source = source or path.name
     report = ImportReport()
     newest: dict[tuple, tuple[int, ParsedRecord]] = {}
-    for number, record, error in read_records(path):
+    for number, record, error in read_results(path, read_records):  # JSONL, or a .json EEE log
         if error:
             report.skip("malformed", number, error)
             continue
         try:
-            parsed = parse_record(record)
+            parsed = parse_record(as_legacy(record))  # an EEE record becomes EuroEval's record
         except SkipRecord as exc:
             report.skip(exc.reason, number, exc.detail)
             continue
