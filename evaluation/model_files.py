@@ -13,6 +13,11 @@ The site checks them against the Hub's metadata before queueing; the worker chec
 again before downloading, asks the Hub for any size its model info leaves out (a file of
 unknown size is refused when there is a cap), and counts the parameters from the
 downloaded safetensors headers when the Hub does not say (a model over the cap is deleted).
+
+A model whose ``auto_map`` (in config.json, or in any root JSON config, tokenizer's
+included) names code in another repository (``other/repo--module.Class``) is refused at
+resolution and again once downloaded: transformers would fetch that repository's current
+branch, which a grant for this model's commit does not cover.
 """
 
 from __future__ import annotations
@@ -24,12 +29,12 @@ import json
 import math
 import os
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from evaluation import model_cache
-from evaluation.errors import ModelLoadError, ModelTooLarge
+from evaluation.errors import ModelLoadError, ModelTooLarge, RemoteCodeRequired
 
 ROOT_PATTERNS = ("*.json", "*.safetensors", "*.model", "*.txt", "*.jinja", "tokenizer*")
 CODE_PATTERNS = ("*.py",)
@@ -158,6 +163,44 @@ def local_parameters(folder: Path) -> int | None:
     return total
 
 
+def other_repository_code(auto_map: object) -> list[str]:
+    """The ``auto_map`` entries that name code in another repository
+    (``other/repo--module.Class``): transformers fetches that repository's current branch,
+    which no grant for this model's commit covers."""
+    if not isinstance(auto_map, dict):
+        return []
+    entries = [item for value in auto_map.values() for item in (value if isinstance(value, list) else [value])]
+    return [item for item in entries if isinstance(item, str) and "--" in item]
+
+
+def refuse_other_repository_code(model_id: str, commit: str, auto_maps: Iterable[object]) -> None:
+    """RemoteCodeRequired when one of ``auto_maps`` names code in another repository."""
+    foreign = [ref for auto_map in auto_maps for ref in other_repository_code(auto_map)]
+    if foreign:
+        raise RemoteCodeRequired(
+            f"model {model_id!r} at commit {commit} names code in another repository ({foreign[0][:120]}); "
+            "that code would be fetched at whatever its repository holds then, which no grant for this "
+            "commit covers: Glossa does not load it"
+        )
+
+
+MAX_CONFIG_BYTES = 10 * 1024 * 1024
+
+
+def _auto_maps(folder: Path) -> Iterator[object]:
+    """The ``auto_map`` of each JSON file at the folder's root (config, tokenizer and
+    processor configs: every file transformers reads one from)."""
+    for path in sorted(Path(folder).glob("*.json")):
+        try:
+            if path.stat().st_size > MAX_CONFIG_BYTES:
+                continue
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict):
+            yield data.get("auto_map")
+
+
 def download(info, cache_dir: Path) -> Path:
     """Download ``info``'s root files at its pinned commit into ``cache_dir`` (the Hub's cache
     layout: ``models--<org>--<name>/snapshots/<sha>``, returned); refused before a byte of
@@ -200,6 +243,7 @@ def download(info, cache_dir: Path) -> Path:
         raise _not_downloaded(info, exc) from None
     if limits.max_parameters and parameters is None:
         _check_counted(info.model_id, folder, entry, limits)
+    refuse_other_repository_code(info.model_id, revision, _auto_maps(folder))
     return folder
 
 
