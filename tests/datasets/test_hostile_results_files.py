@@ -58,7 +58,7 @@ def write_line_bomb(path, line_bytes: int, after: list[dict]) -> None:
 @pytest.mark.django_db
 def test_a_gzip_line_bomb_is_never_read_whole(tmp_path):
     path = tmp_path / "bomb.jsonl.gz"
-    line = 20 * results_import.MAX_LINE  # 200 MB in one line, a few hundred kB on disk
+    line = 10 * results_import.MAX_LINE  # 100 MB in one line, under half a megabyte on disk
     write_line_bomb(path, line, [record("org/after-the-bomb")])
     assert path.stat().st_size < line // 100
     tracemalloc.start()
