@@ -261,3 +261,11 @@ def split_sizes_field(record: dict) -> dict[str, int] | None:
     if not ok:
         raise InvalidRecord(f"dataset_split_sizes must map split names to row counts, not {_shown(value)}")
     return value
+
+
+def examples_fields(record: dict) -> None:
+    """The fields the examples check reads: ``iterations``, ``dataset_split_sizes`` and
+    ``examples_file`` (a file name of at most 1,000 characters)."""
+    iterations_field(record)
+    split_sizes_field(record)
+    text_field(record, "examples_file", 1000)

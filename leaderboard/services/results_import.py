@@ -60,14 +60,13 @@ from leaderboard.services.record_fields import (
     commit_field,
     count_field,
     evidence_field,
-    iterations_field,
+    examples_fields,
     languages_field,
     limit_field,
     model_id_field,
     pattern_field,
     seed_field,
     slug_field,
-    split_sizes_field,
     strict_bool,
     task_field,
     text_field,
@@ -201,9 +200,7 @@ def _check_metadata(record: dict) -> None:
     strict_bool(record, "generative", None)
     versions_field(record)
     seed_field(record)
-    iterations_field(record)
-    split_sizes_field(record)
-    text_field(record, "examples_file", 1000)
+    examples_fields(record)
 
 
 def parse_record(record: object) -> ParsedRecord:
