@@ -33,7 +33,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from evaluation.compressed import TooLarge, gunzip_bounded
+from evaluation.compressed import TooLarge, gzip_lines
+from evaluation.example_shape import BadExample, check_example, shown
 
 EXAMPLES_SUFFIX = ".examples.jsonl.gz"
 FIELDS = ("example_id", "input", "gold", "label", "output", "parsed", "valid", "scores", "iterations")
@@ -111,26 +112,62 @@ def encode_examples(examples: Iterable[dict]) -> bytes:
 
 
 MAX_COMPRESSED_BYTES = 64 * 1024 * 1024  # what is sent and stored; 2,048 generated summaries take a few MB
-MAX_DECOMPRESSED_BYTES = 512 * 1024 * 1024
+MAX_DECOMPRESSED_BYTES = 64 * 1024 * 1024  # what one file may hold: 1,063 summaries of 10 iterations take ~20 MB
+MAX_EXAMPLE_BYTES = 4 * 1024 * 1024  # one line (one example with its attempts)
+PAGE_READ_BYTES = 16 * 1024 * 1024  # what a page or a download decompresses at most
 
 
-def decode_examples(data: bytes, max_bytes: int = MAX_DECOMPRESSED_BYTES) -> list[dict]:
-    """The examples of gzip-compressed JSON lines; ValueError for anything else, and for
-    data that decompresses to more than ``max_bytes`` (read no further: a gzip bomb)."""
+def _lines(data: bytes, max_bytes: int):
+    """(number, decoded JSON) of each non-blank line; ValueError for a line that is too
+    long or not JSON, :class:`TooLarge` past ``max_bytes`` decompressed."""
+    number = 0
+    for number, line in enumerate(gzip_lines(data, MAX_EXAMPLE_BYTES, max_bytes), 1):
+        if line is None:
+            raise ValueError(f"example {number} is longer than {MAX_EXAMPLE_BYTES} bytes")
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+            raise ValueError(f"line {number} is not a JSON example: {exc}") from None
+
+
+def decode_examples(
+    data: bytes, max_bytes: int = MAX_DECOMPRESSED_BYTES, score_keys: Sequence[str] | None = None
+) -> list[dict]:
+    """The examples of gzip-compressed JSON lines, read line by line; ValueError for
+    anything else, and for data that decompresses to more than ``max_bytes`` (read no
+    further: a gzip bomb). With ``score_keys`` (the task kind's), every example is checked
+    against the exact shape (:func:`evaluation.example_shape.check_example`)."""
+    examples = []
     try:
-        raw = gunzip_bounded(data, max_bytes)
+        for number, example in _lines(data, max_bytes):
+            if score_keys is not None:
+                examples.append(check_example(example, score_keys, number))
+            elif not isinstance(example, dict) or not all(field in example for field in FIELDS):
+                raise ValueError(f"example {number} lacks one of the fields {', '.join(FIELDS)}")
+            else:
+                examples.append(example)
     except TooLarge:
         raise ValueError(f"examples decompress to more than {max_bytes} bytes") from None
+    except BadExample:
+        raise
     except ValueError as exc:
         raise ValueError(f"not gzip-compressed JSON lines of examples: {exc}") from None
-    try:
-        examples = [json.loads(line) for line in raw.decode("utf-8").splitlines() if line.strip()]
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"not gzip-compressed JSON lines of examples: {exc}") from None
-    for number, example in enumerate(examples, 1):
-        if not isinstance(example, dict) or not all(field in example for field in FIELDS):
-            raise ValueError(f"example {number} lacks one of the fields {', '.join(FIELDS)}")
     return examples
+
+
+def read_shown(data: bytes, score_keys: Sequence[str], max_bytes: int = PAGE_READ_BYTES) -> tuple[list[dict], bool]:
+    """The checked examples as a page shows them (:func:`evaluation.example_shape.shown`),
+    reading at most ``max_bytes`` decompressed: (examples, whether all were read).
+    ValueError (BadExample) when the data or an example read is not what it must be."""
+    examples = []
+    try:
+        for number, example in _lines(data, max_bytes):
+            examples.append(shown(check_example(example, score_keys, number)))
+    except TooLarge:  # every example read is whole: lines are yielded at their newline
+        return examples, False
+    return examples, True
 
 
 def write_examples(folder: Path, record: dict, examples: list[dict]) -> Path:

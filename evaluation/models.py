@@ -31,7 +31,7 @@ from evaluation.errors import (
     RevisionRefused,
 )
 from evaluation.model_cache import file_lock
-from evaluation.model_files import download, root_files, siblings_of, total_bytes
+from evaluation.model_files import download, refuse_other_repository_code, root_files, siblings_of, total_bytes
 from evaluation.revisions import (
     BUNDLED_PREFIX,
     DEFAULT_BRANCH,
@@ -267,6 +267,7 @@ def _resolve_from_hub(model_id: str, revision: str, *, allow_remote_code: bool) 
             "can be evaluated"
         )
     full_config = _hub_config(model_id, commit)
+    refuse_other_repository_code(model_id, commit, [config.get("auto_map"), full_config.get("auto_map")])
     tokenizer_config = config.get("tokenizer_config") or {}
     # config.json decides the architecture: the Hub's short config lacks is_decoder & co.
     model_type = classify_architecture({**config, **full_config}, tokenizer_config.get("chat_template"))

@@ -42,6 +42,7 @@ class TaskKind:
     language table, its labels); ``row`` a dataset row."""
 
     name = ""
+    example_score_keys: tuple[str, ...] = ()  # the keys of example_scores, in order
     label_based = False  # answers are label words (scored, not generated, where the backend can)
     text_field = "text"  # the row's main text: what the document shows and truncation cuts
     encoder_head: str | None = None  # the head class in evaluation.encoders.heads, None: no encoder
@@ -103,6 +104,7 @@ class LabelScoring(TaskKind):
     """Classification: the model picks one of the dataset's label words."""
 
     name = "label-scoring"
+    example_score_keys: tuple[str, ...] = ("correct",)
     label_based = True
     encoder_head = "SequenceClassificationHead"
 
@@ -180,6 +182,7 @@ class StructuredGeneration(TaskKind):
     """Named entities as a JSON dictionary, constrained by a schema (XGrammar)."""
 
     name = "structured-generation"
+    example_score_keys: tuple[str, ...] = ("f1",)
     text_field = "tokens"
     encoder_head = "TokenClassificationHead"
     needs_prefix_space = True
@@ -233,6 +236,7 @@ class SpanExtraction(TaskKind):
     """Reading comprehension: a short answer taken from the context."""
 
     name = "span-extraction"
+    example_score_keys: tuple[str, ...] = ("f1", "em")
     text_field = "context"
     encoder_head = "QuestionAnsweringHead"
 
@@ -262,6 +266,7 @@ class FreeGeneration(TaskKind):
     """A text written from a text (summarization): generation cut at a blank line."""
 
     name = "free-generation"
+    example_score_keys: tuple[str, ...] = ("chrf3pp",)
     encoder_refusal = (
         "needs a generative model: encoder models (BERT-like) cannot be evaluated on {task} datasets; "
         "pick a decoder model or another dataset"
@@ -290,6 +295,7 @@ class Rewriting(FreeGeneration):
     A row's ``target_text`` is one reference or a list of them."""
 
     name = "rewriting"
+    example_score_keys: tuple[str, ...] = ("meteor", "sari")
 
     def gold_answer(self, fmt, row: dict) -> str:
         return self.references(row)[0]

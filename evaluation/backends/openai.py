@@ -49,7 +49,9 @@ class OpenAIBackend:
         self.model = model
         self.concurrency = concurrency
         self.max_retries = max_retries
-        key = api_key or os.environ.get("OPENAI_API_KEY")
+        # None: the environment's OPENAI_API_KEY (the CLI); "": no key at all (an examiner
+        # the worker runs never borrows another variable's key)
+        key = os.environ.get("OPENAI_API_KEY") if api_key is None else api_key
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         self.client = httpx.Client(timeout=timeout, headers=headers, limits=httpx.Limits(max_connections=concurrency))
         self.tokenizer = None

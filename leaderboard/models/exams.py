@@ -51,6 +51,23 @@ class Examiner(models.Model):
     def __str__(self) -> str:
         return f"{self.model_id} ({self.backend})"
 
+    def clean(self) -> None:
+        """The endpoint's host and the key's variable must be on the deployment's
+        allow-lists (``GLOSSA_EXAMINER_HOSTS``, ``GLOSSA_EXAMINER_KEY_VARS``:
+        :mod:`evaluation.endpoints`); the worker checks them again before any request."""
+        from django.core.exceptions import ValidationError
+
+        from evaluation.endpoints import EndpointRefused, check_endpoint, check_key_variable
+
+        errors = {}
+        for field, check in (("backend", check_endpoint), ("api_key_env", check_key_variable)):
+            try:
+                check(getattr(self, field) or "")
+            except EndpointRefused as exc:
+                errors[field] = str(exc)
+        if errors:
+            raise ValidationError(errors)
+
     def examines(self, language: str) -> bool:
         return self.enabled and (not self.languages or language in self.languages)
 

@@ -15,7 +15,7 @@ from itertools import combinations
 
 from evaluation.paired_tests import paired_test
 from leaderboard.models import EvaluationExamples, LanguageModel
-from leaderboard.selectors.examples import display_text, examples_of, outcome_of, stored_examples
+from leaderboard.selectors.examples import display_text, examples_of, first_score_key, outcome_of, stored_examples
 from leaderboard.selectors.formatting import dataset_url, examples_url, model_url
 
 MIN_MODELS, MAX_MODELS = 2, 4
@@ -54,8 +54,8 @@ def _pair(model_a, model_b, stored_a: EvaluationExamples, stored_b: EvaluationEx
     base = {"a": model_a.model_id, "b": model_b.model_id}
     if stored_a.evaluation.dataset_version_id != stored_b.evaluation.dataset_version_id:
         return {**base, "problem": "evaluated on different versions of the dataset: not the same examples"}
-    key = (stored_a.score_keys or [None])[0]
-    if key is None or key != (stored_b.score_keys or [None])[0]:
+    key = first_score_key(stored_a)
+    if key is None or key != first_score_key(stored_b):
         return {**base, "problem": "no shared per-example score"}
     a = {e["example_id"]: e for e in examples_of(stored_a)}
     b = {e["example_id"]: e for e in examples_of(stored_b)}

@@ -10,19 +10,22 @@ not be read at all (``TaskKind.answer_valid``).
 from __future__ import annotations
 
 import json
+import logging
 from collections import OrderedDict
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
-from evaluation.examples import decode_examples
+from evaluation.examples import read_shown
+from evaluation.tasks import UnknownTask, get_task
 from leaderboard.models import Evaluation, EvaluationExamples, LanguageModel
 from leaderboard.selectors.formatting import dataset_url, model_url, variant_label
 
 PAGE_SIZE = 50
 OUTCOMES = ("correct", "incorrect", "unparseable")
 DOWNLOAD_FIELDS = ("example_id", "input", "gold", "output", "parsed", "valid", "scores", "iterations")
-_DECODED: OrderedDict[tuple, list[dict]] = OrderedDict()  # (evaluation, updated_at) → examples
+_DECODED: OrderedDict[tuple, ReadExamples] = OrderedDict()  # (evaluation, updated_at) → what was read
 _DECODED_MAX = 16
+logger = logging.getLogger("leaderboard.selectors.examples")
 
 
 @dataclass(frozen=True)
@@ -77,19 +80,49 @@ def evaluations_with_examples(model: LanguageModel, dataset: str) -> list[Evalua
     return list(stored_examples(evaluation__model=model, evaluation__dataset__name=dataset))
 
 
-def examples_of(stored: EvaluationExamples) -> list[dict]:
-    """The decoded examples, kept for the last few evaluations read in this process."""
+@dataclass(frozen=True)
+class ReadExamples:
+    """What a page reads of one evaluation's examples: the checked ones as shown
+    (:func:`evaluation.example_shape.shown`), and why some or all are missing."""
+
+    examples: list[dict]
+    complete: bool = True  # False: the file holds more than a page reads
+    problem: str = ""  # the stored examples are not valid: none are shown
+
+
+def read_stored(stored: EvaluationExamples) -> ReadExamples:
+    """The stored examples, checked and cut as pages show them, decompressing at most
+    PAGE_READ_BYTES; a file with one bad example yields none (and says so), never an error.
+    Kept for the last few evaluations read in this process."""
     key = (stored.pk, stored.updated_at)
-    examples = _DECODED.get(key)
-    if examples is None:
+    found = _DECODED.get(key)
+    if found is None:
         data = EvaluationExamples.objects.filter(pk=stored.pk).values_list("data", flat=True).first()
-        examples = decode_examples(bytes(data)) if data is not None else []
-        _DECODED[key] = examples
+        found = _read(bytes(data) if data is not None else b"", stored.evaluation.dataset.task)
+        if found.problem:
+            logger.warning("examples of evaluation %s not shown: %s", stored.evaluation_id, found.problem)
+        _DECODED[key] = found
         while len(_DECODED) > _DECODED_MAX:
             _DECODED.popitem(last=False)
     else:
         _DECODED.move_to_end(key)
-    return examples
+    return found
+
+
+def _read(data: bytes, task: str) -> ReadExamples:
+    if not data:
+        return ReadExamples([])
+    try:
+        keys = get_task(task).kind.example_score_keys
+        examples, complete = read_shown(data, keys)
+    except (UnknownTask, ValueError) as exc:
+        return ReadExamples([], problem=str(exc)[:300])
+    return ReadExamples(examples, complete)
+
+
+def examples_of(stored: EvaluationExamples) -> list[dict]:
+    """The examples a page shows of ``stored`` (none when they are not valid)."""
+    return read_stored(stored).examples
 
 
 def display_text(value) -> str:
@@ -120,7 +153,7 @@ def download_lines(examples: list[dict]) -> list[str]:
 
 
 def _row(example: dict, score_key: str | None) -> dict:
-    scores = example.get("scores") or {}
+    scores = example["scores"]
     return {
         "example_id": example["example_id"],
         "input": example.get("input") or "",
@@ -130,8 +163,16 @@ def _row(example: dict, score_key: str | None) -> dict:
         "outcome": outcome_of(example, score_key),
         "scores": ", ".join(f"{k} {v:.3f}" for k, v in scores.items()),
         "iterations": ", ".join(str(i) for i in example.get("iterations") or []),
-        "attempts": len(example.get("attempts") or []) or 1,
+        "attempts": example.get("num_attempts", 1),
     }
+
+
+def first_score_key(stored: EvaluationExamples) -> str | None:
+    """The task's first per-example score (what *correct* and comparisons use)."""
+    try:
+        return (get_task(stored.evaluation.dataset.task).kind.example_score_keys or (None,))[0]
+    except UnknownTask:
+        return None
 
 
 def example_page(model: LanguageModel, dataset: str, filters: ExampleFilters, evaluation_id: int | None = None):
@@ -141,8 +182,9 @@ def example_page(model: LanguageModel, dataset: str, filters: ExampleFilters, ev
         return None
     stored = next((s for s in available if s.pk == evaluation_id), available[0])
     evaluation: Evaluation = stored.evaluation
-    score_key = (stored.score_keys or [None])[0]
-    examples = examples_of(stored)
+    score_key = first_score_key(stored)
+    read = read_stored(stored)
+    examples = read.examples
     chosen = select(examples, filters, score_key)
     pages = max(1, -(-len(chosen) // PAGE_SIZE))
     page = min(filters.page, pages)
@@ -167,6 +209,9 @@ def example_page(model: LanguageModel, dataset: str, filters: ExampleFilters, ev
         ],
         "score_key": score_key or "",
         "num_examples": stored.num_examples,
+        "num_read": len(examples),
+        "complete": read.complete,
+        "problem": read.problem,
         "num_invalid": stored.num_invalid,
         "invalid_share": stored.invalid_share,
         "counts": {outcome: sum(1 for e in examples if outcome_of(e, score_key) == outcome) for outcome in OUTCOMES},

@@ -18,7 +18,7 @@ from django.db.models import Count, Max
 
 from evaluation.stability import DEFAULT_REPEATS, Stability, StabilityRow, stability
 from leaderboard.models import Dataset, EvaluationExamples
-from leaderboard.selectors.examples import examples_of, stored_examples
+from leaderboard.selectors.examples import examples_of, first_score_key, stored_examples
 
 CACHE_SECONDS = 24 * 3600
 
@@ -69,7 +69,7 @@ def dataset_stability(
     version, chosen = _per_model(dataset)
     scores = {}
     for item in chosen:
-        score_key = (item.score_keys or [None])[0]
+        score_key = first_score_key(item)
         if score_key is None:
             continue
         scores[item.evaluation.model.model_id] = {

@@ -225,3 +225,47 @@ def seed_field(record: dict) -> int | None:
     if not isinstance(value, int) or isinstance(value, bool) or abs(value) >= 2**63:
         raise InvalidRecord(f"seed must be a whole number or null, not {_shown(value)}")
     return value
+
+
+def iterations_field(record: dict) -> int | None:
+    """``iterations``: how many bootstrap iterations ran, 1 to MAX_ITERATIONS, or null."""
+    value = record.get("iterations")
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 < value <= MAX_ITERATIONS:
+        raise InvalidRecord(f"iterations must be a whole number from 1 to {MAX_ITERATIONS}, not {_shown(value)}")
+    return value
+
+
+MAX_SPLITS = 10
+
+
+def split_sizes_field(record: dict) -> dict[str, int] | None:
+    """``dataset_split_sizes``: ``{"train": 1024, "val": 256, "test": 2048}`` (at most ten
+    splits named in short text, each a count of rows from 0 to 10^7), or null."""
+    value = record.get("dataset_split_sizes")
+    if value is None:
+        return None
+    ok = (
+        isinstance(value, dict)
+        and len(value) <= MAX_SPLITS
+        and all(
+            isinstance(k, str)
+            and 0 < len(k) <= 20
+            and isinstance(v, int)
+            and not isinstance(v, bool)
+            and 0 <= v <= 10_000_000
+            for k, v in value.items()
+        )
+    )
+    if not ok:
+        raise InvalidRecord(f"dataset_split_sizes must map split names to row counts, not {_shown(value)}")
+    return value
+
+
+def examples_fields(record: dict) -> None:
+    """The fields the examples check reads: ``iterations``, ``dataset_split_sizes`` and
+    ``examples_file`` (a file name of at most 1,000 characters)."""
+    iterations_field(record)
+    split_sizes_field(record)
+    text_field(record, "examples_file", 1000)

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from django.db import DatabaseError, transaction
 
+from evaluation.compressed import bounded_lines
 from evaluation.tasks import METRIC_LABELS, NON_TASKS, TaskSpec, UnknownTask, canonical_metric, get_task
 from leaderboard.eee.files import read_results
 from leaderboard.eee.records import as_legacy
@@ -61,6 +62,7 @@ from leaderboard.services.record_fields import (
     commit_field,
     count_field,
     evidence_field,
+    examples_fields,
     languages_field,
     limit_field,
     model_id_field,
@@ -88,7 +90,7 @@ __all__ = [
 IMPORTED, UPDATED, UNCHANGED = "imported", "updated", "unchanged"
 PRECISION_MAX = LanguageModel._meta.get_field("precision").max_length
 REVISION_MAX = Evaluation._meta.get_field("revision").max_length
-MAX_LINE = 10_000_000  # characters in one JSONL line
+MAX_LINE = 10_000_000  # bytes in one JSONL line
 
 
 @dataclass(frozen=True)
@@ -200,6 +202,7 @@ def _check_metadata(record: dict) -> None:
     strict_bool(record, "generative", None)
     versions_field(record)
     seed_field(record)
+    examples_fields(record)
 
 
 def parse_record(record: object) -> ParsedRecord:
@@ -260,27 +263,30 @@ def parse_record(record: object) -> ParsedRecord:
 
 def read_records(path: Path) -> Iterator[tuple[int, object | None, str | None]]:
     """Yield (line number, decoded record or None, error or None) for each non-blank line
-    of a JSONL file, gzip-compressed when its name ends in ``.gz``. A file that cannot be
-    read to its end (a truncated archive) yields one last error instead of raising."""
+    of a JSONL file, gzip-compressed when its name ends in ``.gz``. Lines are read in
+    bounded chunks: one longer than MAX_LINE bytes is an error and is never held whole. A
+    file that cannot be read to its end (a truncated archive) yields one last error
+    instead of raising."""
     path = Path(path)
     opener = gzip.open if path.suffix == ".gz" else open
     number = 0
     try:
-        with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
-            for number, line in enumerate(handle, start=1):
+        with opener(path, "rb") as handle:
+            for number, line in enumerate(bounded_lines(handle, MAX_LINE), start=1):
                 yield from _decode_line(number, line)
     except (OSError, EOFError, zlib.error) as exc:
         yield number + 1, None, f"file unreadable from here on ({type(exc).__name__}: {exc})"
 
 
-def _decode_line(number: int, line: str) -> Iterator[tuple[int, object | None, str | None]]:
-    if not line.strip():
+def _decode_line(number: int, line: bytes | None) -> Iterator[tuple[int, object | None, str | None]]:
+    if line is None:
+        yield number, None, f"line longer than {MAX_LINE} bytes"
         return
-    if len(line) > MAX_LINE:
-        yield number, None, f"line longer than {MAX_LINE} characters"
+    text = line.decode("utf-8", errors="replace")
+    if not text.strip():
         return
     try:
-        yield number, json.loads(line), None
+        yield number, json.loads(text), None
     except json.JSONDecodeError as exc:
         yield number, None, f"not valid JSON ({exc.msg} at column {exc.colno})"
     except RecursionError:
@@ -386,7 +392,7 @@ def import_record(record: dict, *, source: str, submission=None, examples: bytes
     """Validate and store one record (the workers' path) with its examples when given;
     raises InvalidRecord/SkipRecord, and InvalidExamples before anything is stored."""
     parsed = parse_record(record)
-    checked = check_examples(examples, parsed.record) if examples is not None else None
+    checked = check_examples(examples, parsed.record, len(parsed.iterations)) if examples is not None else None
     return store_record(parsed, source=source, submission=submission, examples=checked)
 
 
@@ -394,7 +400,7 @@ def _examples_beside(path: Path, parsed: ParsedRecord, number: int, report: Impo
     """The checked examples the record names, from beside ``path``; None (the reason
     reported, the record still imported) when they are missing or wrong."""
     try:
-        return examples_for_import(path, parsed.record)
+        return examples_for_import(path, parsed.record, len(parsed.iterations))
     except ExamplesNotFound as exc:
         report.examples_problem("examples not found", number, str(exc))
     except InvalidExamples as exc:

@@ -131,6 +131,7 @@ def resolve(model_id: str, revision: str):
         EvaluationError,
         InvalidModelId,
         ModelNotFound,
+        RemoteCodeRequired,
         RevisionRefused,
     )
     from evaluation.models import resolve_model
@@ -144,6 +145,8 @@ def resolve(model_id: str, revision: str):
         raise SubmissionRefused(f"Revision refused: {exc}", code="revision") from None
     except ModelNotFound as exc:
         raise SubmissionRefused(f"Model lookup failed in {_lookup_source()}: {exc}", code="not_found") from None
+    except RemoteCodeRequired as exc:  # code in another repository: no grant can cover it
+        raise SubmissionRefused(f"Model refused: {exc}.", code="remote_code") from None
     except EvaluationError as exc:
         raise SubmissionRefused(f"Model lookup failed in {_lookup_source()}: {exc}", code="lookup_failed") from None
     if not info.commit_sha:  # the engine always pins; never queue an unpinned revision

@@ -38,10 +38,17 @@ class ExamEvents(CeleryEvents):
         current_app.send_task(EXAM_EVENT_TASK, args=[event], queue="default", retry=True, retry_policy=retry_policy)
 
 
-def _api_key(model: str, variable: str) -> str | None:
-    """An endpoint's key from the worker's environment (the job names the variable only)."""
+def _api_key(model: str, backend: str, variable: object) -> str:
+    """An endpoint's key from the worker's environment (the job names the variable only),
+    after the endpoint and the variable pass the deployment's allow-lists
+    (:mod:`evaluation.endpoints`); "" (no key, never ``OPENAI_API_KEY``) when none is named."""
+    from evaluation.endpoints import EndpointRefused, check_examiner
+
+    if not isinstance(variable, str) or not isinstance(backend, str):
+        raise EndpointRefused(f"the examiner {model}'s backend and key variable must be text")
+    check_examiner(backend, variable)
     if not variable:
-        return None
+        return ""
     key = os.environ.get(variable)
     if not key:
         from evaluation.errors import EvaluationError
@@ -52,17 +59,20 @@ def _api_key(model: str, variable: str) -> str | None:
 
 def _participants(job: dict, loader):
     """(examiners, examinees) of the job: a registered examiner answers through its own
-    backend; a submission's model is loaded at its pinned commit in either role."""
+    backend; a submission's model is loaded at its pinned commit in either role. Every
+    endpoint and key variable is checked before anything is loaded or requested."""
     by_model = {e["model"]: e for e in job["examiners"]}
     revisions = {e["model"]: e.get("revision", "") for e in job["examinees"]}
 
-    def get(model: str, revision: str):
+    def spec_of(model: str) -> tuple[str, str]:
         spec = by_model.get(model) or {"backend": job.get("backend") or "transformers"}
-        return loader.get(model, spec["backend"], revision, _api_key(model, spec.get("api_key_env", "")))
+        return spec["backend"], _api_key(model, spec["backend"], spec.get("api_key_env", ""))
 
-    examiners = [get(e["model"], revisions.get(e["model"], "")) for e in job["examiners"]]
-    examinees = [get(e["model"], e.get("revision", "")) for e in job["examinees"]]
-    return examiners, examinees
+    wanted = [(e["model"], revisions.get(e["model"], "")) for e in job["examiners"]]
+    wanted += [(e["model"], e.get("revision", "")) for e in job["examinees"]]
+    specs = {model: spec_of(model) for model, _ in wanted}  # all refused before any request
+    loaded = [loader.get(model, specs[model][0], revision, specs[model][1]) for model, revision in wanted]
+    return loaded[: len(job["examiners"])], loaded[len(job["examiners"]) :]
 
 
 def run_exam_job(job: dict, task_id: str, events=None) -> str:

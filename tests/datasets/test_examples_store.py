@@ -92,7 +92,9 @@ def test_examples_that_are_not_the_records_are_refused(engine_output):
 def test_a_gzip_bomb_is_refused_without_being_inflated(engine_output, monkeypatch):
     _, record = engine_output
     monkeypatch.setattr("evaluation.examples.MAX_DECOMPRESSED_BYTES", 10_000)
-    monkeypatch.setattr(example_store, "decode_examples", lambda data: decode_examples(data, max_bytes=10_000))
+    monkeypatch.setattr(
+        example_store, "decode_examples", lambda data, **kw: decode_examples(data, max_bytes=10_000, **kw)
+    )
     bomb = gzip.compress(b" " * 5_000_000)
     with pytest.raises(InvalidExamples, match="more than 10000 bytes"):
         check_examples(bomb, record)

@@ -71,6 +71,14 @@ def test_each_kind_scores_an_example():
     row = {"question": "2+2?", "choices": ["3", "4"], "label": 1}
     assert mc.kind.example_scores(1, 1) == {"correct": 1.0}
     assert mc.kind.answer_valid(mc, row, {"output": "b. 4"}) and not mc.kind.answer_valid(mc, row, {"output": "x"})
+    # the keys each kind declares are the keys it writes (stored examples are checked against them)
+    assert list(ner.example_scores(gold, gold)) == list(ner.example_score_keys)
+    assert list(qa.example_scores(["Paris"], "Paris")) == list(qa.example_score_keys)
+    assert list(summary.example_scores("a", "a")) == list(summary.example_score_keys)
+    assert list(mc.kind.example_scores(1, 0)) == list(mc.kind.example_score_keys)
+    simplification = TaskFormat("simplification", "en").kind
+    gold = {"source": "The feline sat.", "references": ["The cat sat."]}
+    assert list(simplification.example_scores(gold, "The cat sat.")) == list(simplification.example_score_keys)
 
 
 def test_the_file_format_round_trips_and_refuses_garbage():

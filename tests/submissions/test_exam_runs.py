@@ -133,8 +133,11 @@ def test_a_bad_document_fails_the_run_with_a_reason_and_stores_nothing(one_danis
         exam_runs.apply_event({"kind": "finished", "run": "1"})
 
 
-def test_a_missing_examiner_key_fails_on_the_worker_with_a_clear_reason(settings):
+def test_a_missing_examiner_key_fails_on_the_worker_with_a_clear_reason(settings, monkeypatch):
     from leaderboard.tasks.examination import run_exam_job
+
+    monkeypatch.setenv("GLOSSA_EXAMINER_HOSTS", "127.0.0.1:9")  # allowed, and the variable too: but unset
+    monkeypatch.setenv("GLOSSA_EXAMINER_KEY_VARS", "GLOSSA_NO_SUCH_KEY")
 
     class Recorder:
         def __init__(self):

@@ -87,6 +87,7 @@ class _Repo:
     tags: dict[str, _Commit] = field(default_factory=dict)
     pull_requests: dict[int, list[_Commit]] = field(default_factory=dict)  # number -> history
     gated: bool = False
+    hide_sizes: bool = False  # model info tells neither file sizes nor parameter counts
     made: int = 0  # commits made so far (each sha is unique in the repo)
 
     @property
@@ -134,10 +135,19 @@ class FakeHub:
 
     # --- repos -----------------------------------------------------------------------------
 
-    def add_repo(self, repo_id: str, source: Path | Mapping[str, Path | bytes | str], *, gated: bool = False) -> str:
-        """Serve ``source`` (a folder, or ``{path: content}``) as ``repo_id``; returns its commit sha."""
+    def add_repo(
+        self,
+        repo_id: str,
+        source: Path | Mapping[str, Path | bytes | str],
+        *,
+        gated: bool = False,
+        hide_sizes: bool = False,
+    ) -> str:
+        """Serve ``source`` (a folder, or ``{path: content}``) as ``repo_id``; returns its commit sha.
+        ``hide_sizes``: its model info says neither the files' sizes nor the parameter count
+        (as for repositories the Hub has not indexed); HEAD of a file still does."""
         with self._lock:
-            self._repos[repo_id] = _Repo(repo_id, gated=gated)
+            self._repos[repo_id] = _Repo(repo_id, gated=gated, hide_sizes=hide_sizes)
         return self.push(repo_id, source, replace=True)
 
     def push(
@@ -415,9 +425,10 @@ class _Handler(BaseHTTPRequestHandler):
             "config": config or None,
             "cardData": _card_data(commit),
             "siblings": [
-                {"rfilename": path, **({"size": commit.size(path)} if blobs else {})} for path in sorted(commit.files)
+                {"rfilename": path, **({"size": commit.size(path)} if blobs and not repo.hide_sizes else {})}
+                for path in sorted(commit.files)
             ],
-            "safetensors": _safetensors_params(commit),
+            "safetensors": None if repo.hide_sizes else _safetensors_params(commit),
         }
         info = {key: value for key, value in info.items() if value is not None}
         self._send_json(200, info, head, HubRequest(self.command, "model_info", repo_id, revision, None, 200))
