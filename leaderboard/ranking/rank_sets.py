@@ -1,0 +1,224 @@
+"""Confidence sets for ranks (Mogstad, Romano, Shaikh & Wilhelm, "Inference for ranks",
+Review of Economic Studies 2024; the construction of the R package ``csranks``).
+
+Pure numpy/scipy; no Django. Entries are ranked by an estimate θ̂ (higher is better here;
+callers pass ``-rank_score``), with the estimation error described by a *factor matrix*
+``F`` (N × K) such that ``Cov(θ̂) = F Fᵀ``. Three entry points share one core:
+
+* :func:`rank_sets_from_covariance`: θ̂ and its covariance Σ (csranks' input; ``F`` is a
+  symmetric square root of Σ);
+* :func:`rank_sets_from_replicates`: θ̂ and ``(B, N)`` paired bootstrap replicates
+  (``F`` = the centred replicates / √(B − 1), so Σ is their covariance; the shared draws
+  of all entries cancel in every difference);
+* :func:`rank_sets_from_factors`: θ̂ and ``F`` directly (``euroeval-2024``: one column
+  per (dataset, iteration), see :func:`leaderboard.ranking.contrast.paired_factors`).
+
+The construction, exactly:
+
+1. For every ordered pair (j, k) of ranked entries, σ_jk² = Var(θ̂_j − θ̂_k) =
+   ‖F_j − F_k‖², and t_jk = (θ̂_j − θ̂_k) / σ_jk. Where σ_jk rests on n iterations
+   (``df`` = n − 1, e.g. 9 for 10 iterations), t_jk is replaced by the normal quantile of
+   its Student-t probability, z_jk = Φ⁻¹(F_t,df(t_jk)): a t of 2.26 (the 97.5% point of t₉)
+   counts as 1.96. With ``df`` None, z_jk = t_jk.
+2. ``draws`` Gaussian multiplier draws g ~ N(0, I_K) (``numpy.random.default_rng(seed)``,
+   a fixed seed, so a set never moves with a board's bootstrap seed) give
+   Z = F g ~ N(0, Σ) and S_jk = (Z_j − Z_k) / σ_jk, the null distribution of every t.
+3. A family I of ordered pairs (hypotheses "j is not better than k") has the critical
+   value c(I) = the ``level`` quantile (numpy's linear interpolation, R's type 7) of
+   max over (j, k) ∈ I of S_jk; (j, k) is rejected ("j is better than k") when
+   z_jk > c(I). *Simultaneous*: I = all ordered pairs. *Marginal for j*: I = the pairs
+   (j, k) and (k, j) for every k. *Stepdown*: the rejected pairs leave I and c(I) is
+   recomputed until nothing more is rejected (with the same draws, so c only falls).
+   Pairs Bonferroni already rejects at the first step (z > Φ⁻¹(1 − (1 − level)/|I|)) are
+   rejected before the first quantile is taken: c(I) ≤ the Bonferroni value, so the
+   stepdown ends in the same sets, and on a spread-out board the remaining family is
+   a small fraction of the N² pairs.
+4. Lower end = 1 + the number of entries declared better than j; upper end = p − the
+   number declared worse (p = ranked entries). The simultaneous set is widened to contain
+   the marginal one (it nearly always does already); widening keeps its coverage.
+
+Cost: each stepdown step evaluates ``draws`` × (pairs still in a family) differences, in
+chunks of about ``_CHUNK_VALUES`` numbers. Families of more than ``work`` / ``draws``
+pairs get fewer draws (never under ``MIN_DRAWS``): on a board of 2,000 tied entries every
+one of the 4 million pairs stays in the family.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special
+
+LEVEL = 0.95
+DRAWS = 1000
+MIN_DRAWS = 200
+SEED = 20240
+WORK = 2.0e8  # pair × draw evaluations per stepdown step before draws are reduced
+_CHUNK_VALUES = 1 << 22
+
+
+@dataclass(frozen=True)
+class RankSets:
+    """Per entry (input order): the marginal and simultaneous sets ``[low, high]``; 0 for
+    entries without an estimate."""
+
+    marginal_low: np.ndarray
+    marginal_high: np.ndarray
+    simultaneous_low: np.ndarray
+    simultaneous_high: np.ndarray
+
+    def marginal(self, e: int) -> list[int] | None:
+        return [int(self.marginal_low[e]), int(self.marginal_high[e])] if self.marginal_low[e] else None
+
+    def simultaneous(self, e: int) -> list[int] | None:
+        return [int(self.simultaneous_low[e]), int(self.simultaneous_high[e])] if self.simultaneous_low[e] else None
+
+
+def rank_sets_from_covariance(estimates, covariance, **options) -> RankSets:
+    """Sets from estimates (higher is better) and their covariance matrix (csranks' input)."""
+    cov = np.asarray(covariance, dtype=float)
+    est = np.asarray(estimates, dtype=float)
+    if cov.shape != (est.size, est.size):
+        raise ValueError("the covariance must be N × N for N estimates")
+    ok = np.isfinite(est)
+    factors = np.zeros_like(cov)
+    sub = cov[np.ix_(ok, ok)]
+    vals, vecs = np.linalg.eigh((sub + sub.T) / 2)
+    factors[np.ix_(ok, ok)] = vecs * np.sqrt(np.clip(vals, 0.0, None))
+    return rank_sets_from_factors(est, factors, **options)
+
+
+def rank_sets_from_replicates(estimates, replicates, *, iterations: int | None = None, **options) -> RankSets:
+    """Sets from estimates (higher is better) and ``(B, N)`` paired replicates of them.
+
+    ``iterations``: the number of iterations the replicates resample. A bootstrap of n
+    values has n/(n − 1) too little variance, so the factors are scaled by √(n/(n − 1))
+    and t tails with n − 1 degrees of freedom are used."""
+    est = np.asarray(estimates, dtype=float)
+    reps = np.asarray(replicates, dtype=float)
+    if reps.ndim != 2 or reps.shape[1] != est.size:
+        raise ValueError("replicates must be (B, N) for N estimates")
+    ok = np.isfinite(est) & np.isfinite(reps).all(axis=0) if reps.shape[0] > 1 else np.zeros(est.size, bool)
+    centred = np.where(ok, reps - np.where(ok, reps, 0.0).mean(axis=0), 0.0)
+    factors = centred.T / np.sqrt(max(reps.shape[0] - 1, 1))
+    df = None
+    if iterations is not None and iterations > 1:
+        factors *= np.sqrt(iterations / (iterations - 1))
+        df = iterations - 1
+    return rank_sets_from_factors(np.where(ok, est, np.nan), factors, df=options.pop("df", df), **options)
+
+
+def rank_sets_from_factors(
+    estimates,
+    factors,
+    *,
+    df: float | None = None,
+    level: float = LEVEL,
+    draws: int = DRAWS,
+    seed: int = SEED,
+    stepdown: bool = True,
+    work: float = WORK,
+) -> RankSets:
+    """Sets from estimates (higher is better; NaN = unranked) and ``F`` with Cov = F Fᵀ."""
+    est = np.asarray(estimates, dtype=float)
+    f = np.asarray(factors, dtype=float)
+    n = est.size
+    if f.ndim != 2 or f.shape[0] != n:
+        raise ValueError("factors must be (N, K) for N estimates")
+    ranked = np.flatnonzero(np.isfinite(est) & np.isfinite(f).all(axis=1))
+    out = [np.zeros(n, dtype=int) for _ in range(4)]
+    if ranked.size:
+        sets = _sets(est[ranked], f[ranked], df, level, draws, seed, stepdown, work)
+        for arr, values in zip(out, sets):
+            arr[ranked] = values
+    return RankSets(*out)
+
+
+def pair_statistics(est: np.ndarray, f: np.ndarray, df: float | None) -> tuple[np.ndarray, np.ndarray]:
+    """``(z, w)``: z_jk (t_jk on the normal scale, see the module) and w_jk = 1/σ_jk
+    (0 where σ_jk = 0: two entries that cannot differ by chance)."""
+    sq = np.einsum("ij,ij->i", f, f)
+    var = np.clip(sq[:, None] + sq[None, :] - 2.0 * (f @ f.T), 0.0, None)
+    sd = np.sqrt(var)
+    diff = est[:, None] - est[None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(sd > 0, diff / sd, np.sign(diff) * np.inf)
+        w = np.where(sd > 0, 1.0 / sd, 0.0)
+    t = np.nan_to_num(t, nan=0.0)  # equal estimates with no spread: not different
+    if df is not None and np.isfinite(df):
+        # Φ⁻¹ of the t probability, computed from the smaller tail for accuracy
+        t = np.sign(t) * -special.ndtri(special.stdtr(df, -np.abs(t)))
+    np.fill_diagonal(t, -np.inf)  # no entry is compared with itself
+    return t, w.astype(np.float32)
+
+
+def _sets(est, f, df, level, draws, seed, stepdown, work):
+    p = est.size
+    z, w = pair_statistics(est, f, df)
+    alpha = 1.0 - level
+    rej_sim = np.zeros((p, p), dtype=bool)  # [j, k]: j declared better than k (simultaneous)
+    rej_pos = np.zeros((p, p), dtype=bool)  # [j, k]: in j's marginal family, j better than k
+    rej_neg = np.zeros((p, p), dtype=bool)  # [j, k]: in j's marginal family, k better than j
+    if stepdown and p > 1:
+        rej_sim |= z > -special.ndtri(alpha / (p * (p - 1)))
+        bonf = -special.ndtri(alpha / (2 * (p - 1)))
+        rej_pos |= z > bonf
+        z_back = z.T  # z_back[j, k] = z_kj: k better than j
+        rej_neg |= z_back > bonf
+    off = ~np.eye(p, dtype=bool)
+    g_cache: dict[int, np.ndarray] = {}
+    while p > 1:
+        fam_sim, fam_pos, fam_neg = off & ~rej_sim, off & ~rej_pos, off & ~rej_neg
+        size = int(np.count_nonzero(fam_sim | fam_pos | fam_neg))
+        if size == 0:
+            break
+        b = int(max(MIN_DRAWS, min(draws, work // size))) if draws > MIN_DRAWS else draws
+        if b not in g_cache:
+            g = np.random.default_rng(seed).standard_normal((b, f.shape[1]))
+            g_cache[b] = np.ascontiguousarray((f @ g.T).astype(np.float32))  # (p, b)
+        c_sim, c_marg = critical_values(g_cache[b], w, fam_sim, fam_pos, fam_neg, level)
+        new_sim = fam_sim & (z > c_sim)
+        new_pos = fam_pos & (z > c_marg[:, None])
+        new_neg = fam_neg & (z.T - c_marg[:, None] > 0)
+        if not (new_sim.any() or new_pos.any() or new_neg.any()):
+            break
+        rej_sim |= new_sim
+        rej_pos |= new_pos
+        rej_neg |= new_neg
+        if not stepdown:
+            break
+    m_low, m_high = 1 + rej_neg.sum(axis=1), p - rej_pos.sum(axis=1)
+    s_low, s_high = 1 + rej_sim.sum(axis=0), p - rej_sim.sum(axis=1)
+    return m_low, m_high, np.minimum(s_low, m_low), np.maximum(s_high, m_high)
+
+
+def critical_values(zt, w, fam_sim, fam_pos, fam_neg, level) -> tuple[float, np.ndarray]:
+    """The ``level`` quantiles of the largest S over the simultaneous family and over each
+    entry's marginal family, from the draws ``zt`` ``(p, B)`` (Z per entry and draw).
+
+    Only ordered pairs in some family are evaluated, in chunks sorted by their first
+    entry; a pair outside a family counts as 0, which never changes a quantile above 0
+    (every non-empty family's is: one pair alone has P(S > 0) = 1/2)."""
+    p, b = zt.shape
+    a_idx, b_idx = np.nonzero(fam_sim | fam_pos | fam_neg)  # row-major: sorted by a
+    sim_max = np.zeros(b, dtype=np.float32)
+    marg_max = np.zeros((p, b), dtype=np.float32)
+    step = max(1, _CHUNK_VALUES // b)
+    for s0 in range(0, a_idx.size, step):
+        a, k = a_idx[s0 : s0 + step], b_idx[s0 : s0 + step]
+        s = zt[a]
+        s -= zt[k]
+        s *= w[a, k][:, None]
+        in_sim = fam_sim[a, k]
+        if in_sim.any():
+            np.maximum(sim_max, s[in_sim].max(axis=0), out=sim_max)
+        val = np.where(fam_pos[a, k][:, None], s, 0.0)
+        np.maximum(val, np.where(fam_neg[a, k][:, None], -s, 0.0), out=val)
+        starts = np.flatnonzero(np.r_[True, a[1:] != a[:-1]])
+        seg = np.maximum.reduceat(val, starts, axis=0)
+        rows = a[starts]
+        np.maximum(marg_max[rows], seg, out=seg)
+        marg_max[rows] = seg
+    c_sim = float(np.quantile(sim_max, level)) if fam_sim.any() else np.inf
+    return c_sim, np.quantile(marg_max, level, axis=1)
