@@ -50,12 +50,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from leaderboard.ranking.family_maxima import FamilyMaxima
+
 LEVEL = 0.95
 DRAWS = 1000
 MIN_DRAWS = 200
 SEED = 20240
-WORK = 2.0e8  # pair × draw evaluations per stepdown step before draws are reduced
-_CHUNK_VALUES = 1 << 22
+WORK = 2.5e8  # pair × draw evaluations of the first step before draws are reduced
 
 
 @dataclass(frozen=True)
@@ -156,69 +157,34 @@ def pair_statistics(est: np.ndarray, f: np.ndarray, df: float | None) -> tuple[n
 def _sets(est, f, df, level, draws, seed, stepdown, work):
     p = est.size
     z, w = pair_statistics(est, f, df)
-    alpha = 1.0 - level
     rej_sim = np.zeros((p, p), dtype=bool)  # [j, k]: j declared better than k (simultaneous)
     rej_pos = np.zeros((p, p), dtype=bool)  # [j, k]: in j's marginal family, j better than k
     rej_neg = np.zeros((p, p), dtype=bool)  # [j, k]: in j's marginal family, k better than j
+    z_back = z.T  # z_back[j, k] = z_kj: k better than j
     if stepdown and p > 1:
-        rej_sim |= z > -special.ndtri(alpha / (p * (p - 1)))
-        bonf = -special.ndtri(alpha / (2 * (p - 1)))
+        rej_sim |= z > -special.ndtri((1.0 - level) / (p * (p - 1)))
+        bonf = -special.ndtri((1.0 - level) / (2 * (p - 1)))
         rej_pos |= z > bonf
-        z_back = z.T  # z_back[j, k] = z_kj: k better than j
         rej_neg |= z_back > bonf
     off = ~np.eye(p, dtype=bool)
-    g_cache: dict[int, np.ndarray] = {}
+    maxima, new = None, None
     while p > 1:
-        fam_sim, fam_pos, fam_neg = off & ~rej_sim, off & ~rej_pos, off & ~rej_neg
-        size = int(np.count_nonzero(fam_sim | fam_pos | fam_neg))
-        if size == 0:
-            break
-        b = int(max(MIN_DRAWS, min(draws, work // size))) if draws > MIN_DRAWS else draws
-        if b not in g_cache:
+        fams = (off & ~rej_sim, off & ~rej_pos, off & ~rej_neg)
+        if maxima is None:
+            b = int(max(MIN_DRAWS, min(draws, work // (p * (p - 1))))) if draws > MIN_DRAWS else draws
             g = np.random.default_rng(seed).standard_normal((b, f.shape[1]))
-            g_cache[b] = np.ascontiguousarray((f @ g.T).astype(np.float32))  # (p, b)
-        c_sim, c_marg = critical_values(g_cache[b], w, fam_sim, fam_pos, fam_neg, level)
-        new_sim = fam_sim & (z > c_sim)
-        new_pos = fam_pos & (z > c_marg[:, None])
-        new_neg = fam_neg & (z.T - c_marg[:, None] > 0)
-        if not (new_sim.any() or new_pos.any() or new_neg.any()):
+            maxima = FamilyMaxima(np.ascontiguousarray((f @ g.T).astype(np.float32)), w, *fams)
+        else:
+            maxima.remove(*new, *fams)
+        c_sim, c_marg = maxima.quantiles(level)
+        new = (fams[0] & (z > c_sim), fams[1] & (z > c_marg[:, None]), fams[2] & (z_back > c_marg[:, None]))
+        if not any(x.any() for x in new):
             break
-        rej_sim |= new_sim
-        rej_pos |= new_pos
-        rej_neg |= new_neg
+        rej_sim |= new[0]
+        rej_pos |= new[1]
+        rej_neg |= new[2]
         if not stepdown:
             break
     m_low, m_high = 1 + rej_neg.sum(axis=1), p - rej_pos.sum(axis=1)
     s_low, s_high = 1 + rej_sim.sum(axis=0), p - rej_sim.sum(axis=1)
     return m_low, m_high, np.minimum(s_low, m_low), np.maximum(s_high, m_high)
-
-
-def critical_values(zt, w, fam_sim, fam_pos, fam_neg, level) -> tuple[float, np.ndarray]:
-    """The ``level`` quantiles of the largest S over the simultaneous family and over each
-    entry's marginal family, from the draws ``zt`` ``(p, B)`` (Z per entry and draw).
-
-    Only ordered pairs in some family are evaluated, in chunks sorted by their first
-    entry; a pair outside a family counts as 0, which never changes a quantile above 0
-    (every non-empty family's is: one pair alone has P(S > 0) = 1/2)."""
-    p, b = zt.shape
-    a_idx, b_idx = np.nonzero(fam_sim | fam_pos | fam_neg)  # row-major: sorted by a
-    sim_max = np.zeros(b, dtype=np.float32)
-    marg_max = np.zeros((p, b), dtype=np.float32)
-    step = max(1, _CHUNK_VALUES // b)
-    for s0 in range(0, a_idx.size, step):
-        a, k = a_idx[s0 : s0 + step], b_idx[s0 : s0 + step]
-        s = zt[a]
-        s -= zt[k]
-        s *= w[a, k][:, None]
-        in_sim = fam_sim[a, k]
-        if in_sim.any():
-            np.maximum(sim_max, s[in_sim].max(axis=0), out=sim_max)
-        val = np.where(fam_pos[a, k][:, None], s, 0.0)
-        np.maximum(val, np.where(fam_neg[a, k][:, None], -s, 0.0), out=val)
-        starts = np.flatnonzero(np.r_[True, a[1:] != a[:-1]])
-        seg = np.maximum.reduceat(val, starts, axis=0)
-        rows = a[starts]
-        np.maximum(marg_max[rows], seg, out=seg)
-        marg_max[rows] = seg
-    c_sim = float(np.quantile(sim_max, level)) if fam_sim.any() else np.inf
-    return c_sim, np.quantile(marg_max, level, axis=1)
