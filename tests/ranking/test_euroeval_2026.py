@@ -67,7 +67,7 @@ def test_dutch_boards_reproduced_from_records(dutch_records, client):
     assert (lb.method, lb.method_version) == ("euroeval-2024", "3")
     aggregate(["nl"], method="euroeval-2026")
     stored = LeaderboardRanking.objects.get(leaderboard=lb, method="euroeval-2026")
-    assert stored.method_version == "1"
+    assert stored.method_version == "2"
 
     generative = agreement(expected(GENERATIVE), entry_ranks(lb, "euroeval-2026"))
     all_models = agreement(expected(ALL_MODELS), entry_ranks(lb, "euroeval-2026", "all_models"))
