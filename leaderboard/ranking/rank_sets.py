@@ -31,16 +31,18 @@ The construction, exactly:
    recomputed until nothing more is rejected (with the same draws, so c only falls).
    Pairs Bonferroni already rejects at the first step (z > Φ⁻¹(1 − (1 − level)/|I|)) are
    rejected before the first quantile is taken: c(I) ≤ the Bonferroni value, so the
-   stepdown ends in the same sets, and on a spread-out board the remaining family is
-   a small fraction of the N² pairs.
+   stepdown ends in the same sets (it converges to the largest family whose pairs all
+   stay below its own critical value, from either start).
 4. Lower end = 1 + the number of entries declared better than j; upper end = p − the
    number declared worse (p = ranked entries). The simultaneous set is widened to contain
    the marginal one (it nearly always does already); widening keeps its coverage.
 
-Cost: each stepdown step evaluates ``draws`` × (pairs still in a family) differences, in
-chunks of about ``_CHUNK_VALUES`` numbers. Families of more than ``work`` / ``draws``
-pairs get fewer draws (never under ``MIN_DRAWS``): on a board of 2,000 tied entries every
-one of the 4 million pairs stays in the family.
+Cost: the first step evaluates ``draws`` × (pairs in a family) differences in dense row
+blocks (:mod:`leaderboard.ranking.family_maxima`); csranks' families keep every ordered
+pair not yet rejected, about half of the N² even on a spread-out board. Later steps only
+recompute the draws whose maximum sat on a pair that left, which is exact. Boards of more
+than about √(``work`` / ``draws``) entries get fewer draws (never under ``MIN_DRAWS``; 2,000
+entries: 200 draws, a critical value known to about ±0.05).
 """
 
 from __future__ import annotations
