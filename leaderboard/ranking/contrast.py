@@ -43,6 +43,9 @@ class Contrast:
 
     diff: np.ndarray  # (N, N)
     var: np.ndarray  # (N, N)
+    scores: np.ndarray | None = None  # (N,) θ with θ_a − θ_b = diff[a, b] (paired_factors)
+    factors: np.ndarray | None = None  # (N, K) paired errors of θ: Cov(θ) = F Fᵀ
+    df: int | None = None  # degrees of freedom of the variances behind the factors
 
     def z(self) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -57,7 +60,13 @@ class Contrast:
         var = np.full((size, size), np.nan)
         diff[np.ix_(positions, positions)] = self.diff
         var[np.ix_(positions, positions)] = self.var
-        return Contrast(diff, var)
+        if self.scores is None or self.factors is None:
+            return Contrast(diff, var)
+        scores = np.full(size, np.nan)
+        scores[positions] = self.scores
+        factors = np.zeros((size, self.factors.shape[1]))
+        factors[positions] = self.factors
+        return Contrast(diff, var, scores, factors, self.df)
 
 
 def dataset_weights(dataset_tasks: Sequence[str]) -> np.ndarray:
@@ -92,12 +101,53 @@ def board_contrast(means: np.ndarray, variances: np.ndarray, counts: np.ndarray,
     return Contrast(diff, var)
 
 
+def paired_factors(scores: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Each entry's contrast score and its error as factors, from ``(D, N, I)`` scores.
+
+    Score: ``θ_j = Σ_d a_d m_jd`` with ``a_d = w_d / σ_d`` (so ``θ_A − θ_B = D(A, B)``);
+    factors: one column per (dataset, iteration), ``a_d (x_jdi − m_jd) / √(n_jd (n_jd − 1))``,
+    so that ``‖F_A − F_B‖²`` is the variance of ``D(A, B)`` from the *paired* differences
+    ``x_Adi − x_Bdi`` (iteration i is the same resample of dataset d for every entry, so
+    what the entries share cancels). Returns ``(θ (N,), F (N, D·I), df)`` with df the
+    fewest iterations of any entry and dataset minus one; θ is NaN for an entry missing a
+    dataset or with fewer than two iterations on one.
+    """
+    scores = np.asarray(scores, dtype=float)
+    d_count, n, i = scores.shape
+    theta = np.zeros(n)
+    factors = np.zeros((n, d_count, i))
+    fewest = i
+    for d in range(d_count):
+        x = scores[d]
+        valid = ~np.isnan(x)
+        cnt = valid.sum(axis=1)
+        present = cnt > 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            m = np.where(present, np.where(valid, x, 0.0).sum(axis=1) / np.maximum(cnt, 1), np.nan)
+        theta = theta + np.where(present, 0.0, np.nan)
+        fewest = min(fewest, int(cnt[present].min())) if present.any() else fewest
+        sigma = float(np.std(m[present])) if present.sum() >= 2 else 0.0
+        if not sigma > 0:
+            continue
+        a = float(weights[d]) / sigma
+        theta = theta + a * np.where(present, m, 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scale = a / np.sqrt(cnt * (cnt - 1.0))
+        factors[:, d, :] = np.where(valid & (cnt[:, None] > 1), (x - m[:, None]) * scale[:, None], 0.0)
+        theta = np.where(cnt > 1, theta, np.where(present, np.nan, theta))
+    return theta, factors.reshape(n, d_count * i), max(fewest - 1, 1)
+
+
 def combine_contrasts(parts: Sequence[Contrast]) -> Contrast:
     """A group board's contrast: the mean of its languages' (entries already aligned)."""
     k = len(parts)
+    paired = all(p.scores is not None and p.factors is not None for p in parts)
     return Contrast(
         sum(p.diff for p in parts) / k,
         sum(p.var for p in parts) / (k * k),
+        sum(p.scores for p in parts) / k if paired else None,
+        np.hstack([p.factors for p in parts]) / k if paired else None,
+        min(p.df or 1 for p in parts) if paired else None,
     )
 
 

@@ -325,6 +325,7 @@ class BoardRanking:
     part_rank_scores: np.ndarray | None = None  # group boards: (N, L) language rank scores
     extra: list[dict] | None = None  # per entry: what the method adds (other views, notes)
     contrast: object | None = None  # ranking.contrast.Contrast, where the method's ranks come from one
+    rank_sets: object | None = None  # ranking.rank_sets.RankSets: 95% marginal and simultaneous sets
 
     def positions(self) -> np.ndarray:
         """Display order: ranked entries by rank score (stable), then unranked."""

@@ -214,6 +214,7 @@ def _entry_row(entry: LeaderboardEntry, languages, tasks, datasets) -> dict:
         "rank": entry.rank,
         "rank_display": str(entry.rank) if entry.rank is not None else DASH,
         "rank_interval": (entry.extra or {}).get("rank_interval"),
+        "rank_set": (entry.extra or {}).get("rank_set_simultaneous"),  # shown: every entry at once
         "p_above_next": (entry.extra or {}).get("p_above_next"),
         "name": entry_display_name(model.model_id, entry.few_shot, entry.validation_split),
         "model_id": model.model_id,
@@ -251,6 +252,7 @@ def _entry_row(entry: LeaderboardEntry, languages, tasks, datasets) -> dict:
 
 SIMPLE_SORT_KEYS = {
     "rank": "position",
+    "rankset": "position",
     "model": "name",
     "type": "type",
     "params": "num_parameters",

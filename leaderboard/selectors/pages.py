@@ -166,6 +166,7 @@ def model_page(model: LanguageModel) -> dict:
             "url": board_url(e.leaderboard.code),
             "variant": entry_display_name(model.model_id, e.few_shot, e.validation_split),
             "rank": e.rank,
+            "rank_set": (e.extra or {}).get("rank_set_marginal"),  # 95% set for this entry's rank
             "position": e.position,
             "of": e.leaderboard.num_entries,
             "score": format_number(e.rank_score),

@@ -26,6 +26,7 @@ import numpy as np
 from leaderboard import board_registry, ranking
 from leaderboard.identity import suite_code, suite_language
 from leaderboard.languages import language_name
+from leaderboard.ranking.rank_sets import rank_sets_from_replicates
 from leaderboard.ranking.registry import RankingMethod
 from leaderboard.services.board_data import BoardData, DatasetInfo, EntryKey, UnknownBoard
 
@@ -70,17 +71,24 @@ def board_name(code: str) -> str:
 
 
 def add_rank_uncertainty(result: ranking.BoardRanking, rows: list[dict]) -> None:
-    """Add to each ranked entry's ``extra`` the 95% interval of its rank over the bootstrap
-    replicates (``rank_interval``) and the probability that it ranks above the next entry on
-    the board (``p_above_next``), whatever the method."""
-    if result.replicates.shape[0] == 0:
-        return
-    low, high = ranking.rank_intervals(result.replicates, result.rank_scores)
+    """Add to each ranked entry's ``extra`` its 95% confidence sets for the rank
+    (:mod:`leaderboard.ranking.rank_sets`): ``rank_set_marginal`` (this entry alone; also
+    ``rank_interval``, the set whose lower end a method's rank is) and
+    ``rank_set_simultaneous`` (every entry of the board at once), and the probability that
+    it ranks above the next entry on the board (``p_above_next``), whatever the method. A
+    method that gives no sets gets them from its bootstrap replicates."""
+    sets = result.rank_sets
+    if sets is None and result.replicates.shape[0] > 1:
+        sets = rank_sets_from_replicates(-result.rank_scores, -result.replicates)
     order = [e for e in result.positions() if np.isfinite(result.rank_scores[e])]
     for k, e in enumerate(order):
-        rows[e]["extra"]["rank_interval"] = [int(low[e]), int(high[e])]
-        if k + 1 < len(order):
-            rows[e]["extra"]["p_above_next"] = round(ranking.win_probability(result.replicates, e, order[k + 1]), 4)
+        extra = rows[e]["extra"]
+        if sets is not None and sets.marginal(e) is not None:
+            extra["rank_set_marginal"] = sets.marginal(e)
+            extra["rank_set_simultaneous"] = sets.simultaneous(e)
+            extra["rank_interval"] = sets.marginal(e)
+        if k + 1 < len(order) and result.replicates.shape[0]:
+            extra["p_above_next"] = round(ranking.win_probability(result.replicates, e, order[k + 1]), 4)
 
 
 def compute_language_board(data: BoardData, *, method: RankingMethod, replicates: int) -> ComputedBoard:

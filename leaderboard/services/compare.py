@@ -62,7 +62,8 @@ def compare_entries(lb: Leaderboard, a: str, b: str, method: str | None = None) 
         "name": n,
         "rank": decided[n]["rank"],
         "rank_score": decided[n]["rank_score"],
-        "rank_interval": (decided[n].get("extra") or {}).get("rank_interval"),
+        "rank_interval": (decided[n].get("extra") or {}).get("rank_interval"),  # the marginal 95% rank set
+        "rank_set_simultaneous": (decided[n].get("extra") or {}).get("rank_set_simultaneous"),
     }
     return {
         "board": lb.code,

@@ -83,9 +83,13 @@ def leaderboard_document(code: str, method: str | None = None, *, compute: bool 
         if lb.kind == "group":
             entry["language_rank_scores"] = (row.extra or {}).get("language_rank_scores", {})
         extra = row.extra or {}
-        entry["rank_interval"] = extra.get("rank_interval")
+        # 95% confidence sets for the rank: this entry alone (the printed rank is its lower
+        # end for euroeval-2024) and all entries at once; rank_interval = the marginal set
+        entry["rank_set_marginal"] = extra.get("rank_set_marginal")
+        entry["rank_set_simultaneous"] = extra.get("rank_set_simultaneous")
+        entry["rank_interval"] = extra.get("rank_set_marginal") or extra.get("rank_interval")
         entry["p_above_next"] = extra.get("p_above_next")
-        shown = ("language_rank_scores", "rank_interval", "p_above_next")
+        shown = ("language_rank_scores", "rank_interval", "rank_set_marginal", "rank_set_simultaneous", "p_above_next")
         others = {k: v for k, v in extra.items() if k not in shown}
         if others:
             entry["method_extra"] = others
@@ -150,6 +154,10 @@ def document_csv(doc: dict) -> str:
         "rank_score",
         "rank_score_ci_low",
         "rank_score_ci_high",
+        "rank_marginal_low",
+        "rank_marginal_high",
+        "rank_simultaneous_low",
+        "rank_simultaneous_high",
         "num_model_parameters",
         "generative_type",
         "model_type",
@@ -174,6 +182,8 @@ def document_csv(doc: dict) -> str:
     writer.writerow(header)
     for e in doc["entries"]:
         ci = e["rank_score_ci"] or [None, None]
+        marginal = e.get("rank_set_marginal") or [None, None]
+        simultaneous = e.get("rank_set_simultaneous") or [None, None]
         row = [
             e["position"],
             e["rank"],
@@ -184,6 +194,8 @@ def document_csv(doc: dict) -> str:
             e["rank_score"],
             ci[0],
             ci[1],
+            *marginal,
+            *simultaneous,
             e["num_model_parameters"],
             e["generative_type"],
             e["model_type"],

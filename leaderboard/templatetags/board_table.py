@@ -70,6 +70,7 @@ def row_html(row: dict, bits_per_byte: bool = False) -> str:
         f'<th scope="row" class="c-model" data-v="{name}"><input type="checkbox" class="pick" name="models" '
         f'value="{esc(row["model_id"])}" form="compare-form" aria-label="Compare {name}"> '
         f'<a href="{esc(row["url"])}">{name}</a>{misses}</th>',
+        _rank_set(row),
         f'<td class="c-type" data-v="{esc(row["type"])}"><span class="type t-{esc(row["type"])}" '
         f'title="{esc(row["type_label"])}">{esc(row["type_badge"])}</span></td>',
         f'<td class="num" data-v="{_v(row["num_parameters"])}">{row["parameters"]}</td>',
@@ -93,12 +94,23 @@ def board_rows(rows: list[dict], bits_per_byte: bool = False) -> SafeString:
     return mark_safe("".join(row_html(row, bits_per_byte) for row in rows))
 
 
+def _rank_set(row: dict) -> str:
+    """The "Rank set" cell: the 95% simultaneous confidence set of the rank."""
+    found = row.get("rank_set")
+    if not found:
+        return f'<td class="num c-rankset" data-v="{row["position"]}">–</td>'
+    low, high = found
+    shown = f"{low}–{high}" if low != high else f"{low}"
+    return f'<td class="num c-rankset" data-v="{row["position"]}">{shown}</td>'
+
+
 def _rank_title(row: dict) -> str:
-    """Tooltip of the rank cell: the 95% interval of the rank and the odds against the next entry."""
+    """Tooltip of the rank cell: what the rank and its set mean, the entry's own (marginal)
+    set and the odds against the next entry."""
     parts = []
     interval = row.get("rank_interval")
     if interval:
-        parts.append(f"95% of bootstrap replicates rank it {interval[0]}–{interval[1]}")
+        parts.append(f"95% confidence set for this entry's rank alone: {interval[0]}–{interval[1]}")
     if row.get("p_above_next") is not None:
         parts.append(f"P(ranks above the next entry) = {row['p_above_next']:.2f}")
     return f' title="{esc("; ".join(parts))}"' if parts else ""

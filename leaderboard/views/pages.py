@@ -25,8 +25,9 @@ from leaderboard.selectors.stability import PAGE_MODELS, PAGE_REPEATS, dataset_s
 from leaderboard.services import export
 
 FIXED_COLUMNS = [
-    ("rank", "Rank", "Significance group: entries that share a rank are not significantly different"),
+    ("rank", "Rank", "1 + the number of entries better than it (95%, this entry's comparisons)"),
     ("model", "Model", ""),
+    ("rankset", "Rank set", "95% confidence set for the rank, holding for all entries at once (simultaneous)"),
     ("type", "Type", "E encoder · B base decoder · I instruction-tuned · R reasoning"),
     ("params", "Params", "Number of parameters"),
     ("vocab", "Vocab", "Vocabulary size"),

@@ -64,10 +64,10 @@ def dutch_records(db):
 def test_dutch_boards_reproduced_from_records(dutch_records, client):
     aggregate(["nl"], replicates=0)  # the deployment's method (euroeval-2024) shows on the board
     lb = Leaderboard.objects.get(code="nl")
-    assert (lb.method, lb.method_version) == ("euroeval-2024", "2")
+    assert (lb.method, lb.method_version) == ("euroeval-2024", "3")
     aggregate(["nl"], method="euroeval-2026")
     stored = LeaderboardRanking.objects.get(leaderboard=lb, method="euroeval-2026")
-    assert stored.method_version == "1"
+    assert stored.method_version == "2"
 
     generative = agreement(expected(GENERATIVE), entry_ranks(lb, "euroeval-2026"))
     all_models = agreement(expected(ALL_MODELS), entry_ranks(lb, "euroeval-2026", "all_models"))
@@ -84,15 +84,15 @@ def test_dutch_boards_reproduced_from_records(dutch_records, client):
     lb.refresh_from_db()
     assert lb.method == "euroeval-2024"
     doc = leaderboard_document("nl", "euroeval-2026")
-    assert doc["method"] == {"name": "euroeval-2026", "version": "1"}
-    assert leaderboard_document("nl")["method"] == {"name": "euroeval-2024", "version": "2"}
+    assert doc["method"] == {"name": "euroeval-2026", "version": "2"}
+    assert leaderboard_document("nl")["method"] == {"name": "euroeval-2024", "version": "3"}
     assert LeaderboardRanking.objects.get(leaderboard=lb, method="euroeval-2026").generated_at == stored.generated_at
     top = doc["entries"][0]
     theirs = expected(GENERATIVE)
     assert top["rank"] == 1 and top["name"] in [m for m, r in zip(theirs.models, theirs.ranks) if r == 1]
     assert "all_models" in top["method_extra"]
     assert top["rank_interval"][0] == 1 and 0.0 <= top["p_above_next"] <= 1.0
-    assert leaderboard_csv("nl", "euroeval-2026").splitlines()[1].endswith(",euroeval-2026,1")
+    assert leaderboard_csv("nl", "euroeval-2026").splitlines()[1].endswith(",euroeval-2026,2")
 
     out = StringIO()
     call_command("reproduce_board", str(FIXTURE / ALL_MODELS), board="nl", stdout=out)
@@ -100,16 +100,16 @@ def test_dutch_boards_reproduced_from_records(dutch_records, client):
 
     # The board page says which method ranked it and links the other; ?method= shows it.
     page = client.get("/leaderboards/nl/").content.decode()
-    assert "<code>euroeval-2024</code> v2" in page and "?method=euroeval-2026" in page
+    assert "<code>euroeval-2024</code> v3" in page and "?method=euroeval-2026" in page
     page = client.get("/leaderboards/nl/?method=euroeval-2026").content.decode()
-    assert "<code>euroeval-2026</code> v1" in page and "not the board's own" in page
+    assert "<code>euroeval-2026</code> v2" in page and "not the board's own" in page
     exported = client.get("/leaderboards/nl/export.json?method=euroeval-2026").json()
-    assert exported["method"] == {"name": "euroeval-2026", "version": "1"}
+    assert exported["method"] == {"name": "euroeval-2026", "version": "2"}
     assert exported["entries"][0]["rank_score"] == pytest.approx(doc["entries"][0]["rank_score"], abs=1e-4)
     csv_head, csv_first = (
         client.get("/leaderboards/nl/export.csv?method=euroeval-2026").content.decode().splitlines()[:2]
     )
-    assert csv_head.endswith("method,method_version") and csv_first.endswith("euroeval-2026,1")
+    assert csv_head.endswith("method,method_version") and csv_first.endswith("euroeval-2026,2")
     assert LeaderboardRanking.objects.get(leaderboard=lb, method="euroeval-2026").generated_at == stored.generated_at
     methodology = client.get("/methodology/").content.decode()
     assert "euroeval-2026" in methodology and "(this deployment's default)" in methodology
@@ -136,7 +136,7 @@ def test_export_command_takes_a_method(dutch_records):
     aggregate(["nl"], replicates=0)
     out = StringIO()
     call_command("export_leaderboard", "nl", method="euroeval-2026", stdout=out)
-    assert json.loads(out.getvalue())["method"] == {"name": "euroeval-2026", "version": "1"}
+    assert json.loads(out.getvalue())["method"] == {"name": "euroeval-2026", "version": "2"}
     with pytest.raises(Exception, match="no ranking method 'nope'"):
         call_command("export_leaderboard", "nl", method="nope", stdout=StringIO())
 

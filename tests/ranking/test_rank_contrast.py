@@ -1,5 +1,6 @@
-"""The seed-free rank of ``euroeval-2024`` v2 (``leaderboard.ranking.contrast``): the paired
-contrast against hand-computed values and scipy, and the rank it gives."""
+"""The seed-free rank of ``euroeval-2024`` (``leaderboard.ranking.contrast``): the paired
+contrast against hand-computed values and scipy, and the rank it gives (since version 3 the
+lower end of the marginal rank set built on the paired contrast scores)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from leaderboard.ranking.contrast import (
     upper_bound_ranks,
 )
 from leaderboard.ranking.core import summary_statistics
+from leaderboard.ranking.rank_sets import rank_sets_from_factors
 
 
 def test_critical_value_is_the_one_tailed_five_percent_normal_quantile():
@@ -130,4 +132,10 @@ def test_group_ranks_combine_the_languages_contrasts():
     combined = combine_contrasts([b.contrast for b in boards])
     assert np.allclose(combined.diff, (boards[0].contrast.diff + boards[1].contrast.diff) / 2)
     assert np.allclose(combined.var, (boards[0].contrast.var + boards[1].contrast.var) / 4)
-    assert np.array_equal(group.ranks, upper_bound_ranks(group.rank_scores, combined))
+    # the group's paired scores are the languages' mean, its factors both languages' halved
+    assert np.allclose(combined.scores, (boards[0].contrast.scores + boards[1].contrast.scores) / 2)
+    assert np.allclose(combined.factors, np.hstack([boards[0].contrast.factors, boards[1].contrast.factors]) / 2)
+    sets = rank_sets_from_factors(combined.scores, combined.factors, df=combined.df)
+    assert np.array_equal(group.ranks, sets.marginal_low)
+    # version 3 corrects each entry's comparisons jointly: never a worse rank than pair by pair
+    assert np.all(group.ranks <= upper_bound_ranks(group.rank_scores, combined))

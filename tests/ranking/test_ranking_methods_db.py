@@ -24,7 +24,7 @@ def test_another_method_is_stored_beside_the_board_and_refreshed_when_the_board_
     da = Leaderboard.objects.get(code="da")
     before = leaderboard_document("da")
     run = aggregate(["da"], method="euroeval-2026")
-    assert run.method == "euroeval-2026 v1" and {"da", "scandinavian"} <= set(run.boards)
+    assert run.method == "euroeval-2026 v2" and {"da", "scandinavian"} <= set(run.boards)
     assert leaderboard_document("da") == before  # the board still shows its own method
     stored = LeaderboardRanking.objects.get(leaderboard=da, method="euroeval-2026")
     assert current_ranking(da, "euroeval-2026").generated_at == stored.generated_at  # cached, not recomputed
@@ -45,11 +45,11 @@ def test_the_deployment_method_is_a_setting(boards, settings):  # noqa: F811
     settings.GLOSSA_RANKING_METHOD = "euroeval-2026"
     aggregate(["sv"])
     sv = Leaderboard.objects.get(code="sv")
-    assert (sv.method, sv.method_version) == ("euroeval-2026", "1")
-    assert leaderboard_document("sv")["method"] == {"name": "euroeval-2026", "version": "1"}
+    assert (sv.method, sv.method_version) == ("euroeval-2026", "2")
+    assert leaderboard_document("sv")["method"] == {"name": "euroeval-2026", "version": "2"}
     assert leaderboard_document("sv", "euroeval-2024", compute=True)["method"] == {
         "name": "euroeval-2024",
-        "version": "2",
+        "version": "3",
     }
 
 
@@ -58,7 +58,7 @@ def test_commands_reject_an_unknown_method(boards):  # noqa: F811
         call_command("aggregate", "--method", "nope", stdout=StringIO())
     out = StringIO()
     call_command("aggregate", "-l", "sv", "--method", "euroeval-2026", stdout=out)
-    assert "with euroeval-2026 v1" in out.getvalue()
+    assert "with euroeval-2026 v2" in out.getvalue()
 
 
 def test_admin_action_reaggregates_with_another_method(boards, admin_client, admin_user):  # noqa: F811
@@ -80,7 +80,7 @@ def test_admin_action_reaggregates_with_another_method(boards, admin_client, adm
     kwargs = json.loads(base64.b64decode(messages[0]["body"]))[1]
     assert kwargs == {"board_codes": ["sv"], "user_id": admin_user.pk, "trigger": "admin", "method": "euroeval-2026"}
     result = aggregate_boards.apply(kwargs=kwargs).get()
-    assert AggregationRun.objects.get(pk=result["run"]).method == "euroeval-2026 v1"
+    assert AggregationRun.objects.get(pk=result["run"]).method == "euroeval-2026 v2"
     assert LeaderboardRanking.objects.filter(leaderboard_id="sv", method="euroeval-2026").exists()
 
 

@@ -2,10 +2,12 @@
 
 Point estimate: per dataset the anchor walk (:func:`leaderboard.ranking.core.anchor_walk`),
 then dataset → task → language (→ group) means. Interval: a bootstrap over iterations and
-datasets (:func:`rank_language_board`); rank: 1 + the number of entries significantly
-better by a paired, seed-free contrast test (:mod:`leaderboard.ranking.contrast`; version 1
-used dense groups of overlapping intervals, :func:`significance_groups`, whose numbers moved
-with the bootstrap seed). EuroEval published boards with this method until 2026-05-29;
+datasets (:func:`rank_language_board`); rank sets: 95% marginal and simultaneous confidence
+sets for ranks (:mod:`leaderboard.ranking.rank_sets`) from the paired contrast scores
+(:func:`leaderboard.ranking.contrast.paired_factors`); rank: the marginal set's lower end
+(version 3; version 2 counted the entries significantly better pair by pair, one-tailed at
+1.645, and version 1 used dense groups of overlapping intervals, :func:`significance_groups`).
+EuroEval published boards with this method until 2026-05-29;
 ``tests/ranking/test_published_board_reproduction.py`` reproduces their rank scores.
 """
 
@@ -15,7 +17,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from leaderboard.ranking.contrast import Contrast, board_contrast, combine_contrasts, dataset_weights, upper_bound_ranks
+from leaderboard.ranking.contrast import (
+    Contrast,
+    board_contrast,
+    combine_contrasts,
+    dataset_weights,
+    paired_factors,
+    upper_bound_ranks,
+)
 from leaderboard.ranking.core import (
     ALPHA,
     DEFAULT_REPLICATES,
@@ -28,6 +37,7 @@ from leaderboard.ranking.core import (
     summary_statistics,
     task_index,
 )
+from leaderboard.ranking.rank_sets import rank_sets_from_factors
 from leaderboard.ranking.registry import RankingMethod, register
 
 # --- uncertainty of the rank score ------------------------------------------------------
@@ -204,7 +214,10 @@ def rank_language_board(
         if replicates > 0 and n > 0
         else np.zeros((0, n))
     )
-    contrast = board_contrast(mean, var, cnt, dataset_weights(dataset_tasks))
+    weights = dataset_weights(dataset_tasks)
+    theta, factors, df = paired_factors(scores, weights)
+    contrast = board_contrast(mean, var, cnt, weights)
+    contrast = Contrast(contrast.diff, contrast.var, theta, factors, df)
     return _with_interval(lang, reps, contrast, tasks=tasks, task_rank_scores=task_scores, dataset_rank_scores=ds.T)
 
 
@@ -235,11 +248,23 @@ def rank_group_board(
 
 def _with_interval(points: np.ndarray, reps: np.ndarray, contrast: Contrast | None, **parts) -> BoardRanking:
     """A board's ranking from its point rank scores, bootstrap replicates and pairwise
-    contrasts: the 95% interval of each entry (from the replicates) and its rank, 1 + the
-    number of entries significantly better (:mod:`leaderboard.ranking.contrast`; without a
-    contrast, the significance groups of overlapping intervals)."""
+    contrasts: the 95% interval of each entry's rank score (from the replicates), its 95%
+    rank sets (:mod:`leaderboard.ranking.rank_sets`, from the paired contrast scores) and
+    its rank, the lower end of its marginal set: 1 + the number of entries better than it
+    with the multiplicity of its own comparisons accounted for. Without paired contrast
+    scores, 1 + the number significantly better pair by pair (one-tailed); without a
+    contrast, the significance groups of overlapping intervals (version 1)."""
     low, high = percentile_interval(reps, points)
-    ranks = upper_bound_ranks(points, contrast) if contrast is not None else significance_groups(points, low, high)
+    sets = None
+    if contrast is not None and contrast.scores is not None:
+        theta = np.where(np.isfinite(points), contrast.scores, np.nan)
+        sets = rank_sets_from_factors(theta, contrast.factors, df=contrast.df)
+        # an entry ranked without a paired score (an iteration too few): pair by pair
+        ranks = np.where(sets.marginal_low > 0, sets.marginal_low, upper_bound_ranks(points, contrast))
+    elif contrast is not None:
+        ranks = upper_bound_ranks(points, contrast)
+    else:
+        ranks = significance_groups(points, low, high)
     return BoardRanking(
         rank_scores=points,
         ci_low=low,
@@ -247,20 +272,22 @@ def _with_interval(points: np.ndarray, reps: np.ndarray, contrast: Contrast | No
         ranks=ranks,
         replicates=reps,
         contrast=contrast,
+        rank_sets=sets,
         **parts,
     )
 
 
 class EuroEval2024(RankingMethod):
     name = "euroeval-2024"
-    version = "2"
+    version = "3"
     label = "EuroEval 2024: Welch-test mean rank score"
     description = (
         "Per dataset, entries sorted by mean; walking down, an entry significantly worse than the "
         "anchor (one-tailed Welch test, p < 0.05) moves the rank score by the difference in "
         "standard deviations of the means. Dataset → task → language means; a bootstrap over "
-        "iterations and datasets gives the 95% interval. Rank: 1 + the number of entries significantly "
-        "better (a one-tailed paired contrast test over the board's datasets, seed-free)."
+        "iterations and datasets gives the 95% interval. Rank: the lower end of the entry's 95% marginal "
+        "confidence set for its rank (Mogstad et al. 2024), from paired contrasts over the board's "
+        "datasets: 1 + the number of entries better than it, its own comparisons corrected jointly."
     )
 
     def rank_language_board(self, scores, dataset_tasks, entries, *, replicates, seed):

@@ -15,7 +15,10 @@ README.md``):
   are resampled with replacement; best mean and pooled spread stay fixed. Task = mean of
   its drawn datasets, language = mean of tasks, group = mean of languages.
 * The rank score is the median over replicates, its interval the 2.5th and 97.5th
-  percentiles. Tie ranks (dense): sorted by median, an entry opens a new rank when the
+  percentiles. Glossa adds 95% confidence sets for the rank from the replicates
+  (:func:`leaderboard.ranking.rank_sets.rank_sets_from_replicates`, version 2); the
+  printed rank stays EuroEval's tie rank below, so that the published boards reproduce.
+  Tie ranks (dense): sorted by median, an entry opens a new rank when the
   2.5th percentile of (entry − anchor) over the replicates is above 0, the anchor being
   the first entry of the current rank.
 
@@ -32,10 +35,12 @@ import numpy as np
 
 from evaluation.tasks import UnknownTask, get_task
 from leaderboard.ranking.core import BoardRanking, task_index
+from leaderboard.ranking.rank_sets import rank_sets_from_replicates
 from leaderboard.ranking.registry import RankingMethod, register
 
 EUROEVAL_SEED = 42
 EUROEVAL_REPLICATES = 100
+EUROEVAL_ITERATIONS = 10  # what a group board's replicates resample (EuroEval runs 10)
 VAL_DROPPED = "validation-split entry left out: the model has a test-split entry"
 
 
@@ -118,6 +123,15 @@ def _summarise(reps: np.ndarray, eligible: np.ndarray) -> tuple[np.ndarray, np.n
     return median, low, high, tie_ranks(median, reps)
 
 
+def _rank_sets(median: np.ndarray, reps: np.ndarray, iterations: int):
+    """95% rank sets from the replicates (lower rank score is better), t tails for the
+    iterations they resample; None without replicates. The printed rank stays EuroEval's
+    tie rank: this method reproduces EuroEval's published boards."""
+    if reps.shape[0] < 2 or not np.isfinite(median).any():
+        return None
+    return rank_sets_from_replicates(-median, -np.where(np.isfinite(reps), reps, np.nan), iterations=iterations)
+
+
 def rank_category(
     scores: np.ndarray, dataset_tasks: Sequence[str], eligible: np.ndarray, replicates: int, seed: int
 ) -> BoardRanking:
@@ -143,7 +157,9 @@ def rank_category(
         nan = np.full(n, np.nan)
         return BoardRanking(lang, nan, nan.copy(), ranks, np.zeros((0, n)), tasks, ts, ds)
     median, low, high, ranks = _summarise(reps, population)
-    return BoardRanking(median, low, high, ranks, reps, tasks, ts, ds)
+    board = BoardRanking(median, low, high, ranks, reps, tasks, ts, ds)
+    board.rank_sets = _rank_sets(median, reps, scores.shape[2])
+    return board
 
 
 def _view(board: BoardRanking, e: int) -> dict | None:
@@ -155,7 +171,7 @@ def _view(board: BoardRanking, e: int) -> dict | None:
 
 class EuroEval2026(RankingMethod):
     name = "euroeval-2026"
-    version = "1"
+    version = "2"
     label = "EuroEval 2026: pooled-spread z-scores with bootstrap ties"
     description = (
         "Per dataset, 1 + (best mean − mean) / pooled standard deviation of all iteration scores "
@@ -196,7 +212,9 @@ class EuroEval2026(RankingMethod):
             reps = np.zeros((0, n))
             median = np.where(eligible, language_scores.mean(axis=1) if language_scores.shape[1] else np.inf, np.inf)
             low, high, ranks = np.full(n, np.nan), np.full(n, np.nan), np.zeros(n, dtype=int)
-        return BoardRanking(median, low, high, ranks, reps, part_rank_scores=language_scores)
+        board = BoardRanking(median, low, high, ranks, reps, part_rank_scores=language_scores)
+        board.rank_sets = _rank_sets(median, reps, EUROEVAL_ITERATIONS)
+        return board
 
 
 METHOD = register(EuroEval2026())
