@@ -53,6 +53,10 @@ def site_scores(code: str) -> dict[str, float] | None:
     }
 
 
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "NO"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("directory", nargs="?", type=Path, default=Path("data/results/euroeval-boards"))
@@ -85,7 +89,7 @@ def main() -> int:
             line = (
                 f"| {files[kind].name} | {records.entries} ({records.ranked}) | "
                 f"{summary.mean_abs_diff:.4f} / {summary.max_abs_diff:.3f} | "
-                f"{records.mean_abs_diff:.4f} / {records.max_abs_diff:.3f} | {'yes' if records.same_ranked_set else 'NO'} |"
+                f"{records.mean_abs_diff:.4f} / {records.max_abs_diff:.3f} | {_yes(records.same_ranked_set)} |"
             )
             if args.site:
                 if kind == "all" and ours_site is not None:
@@ -106,7 +110,7 @@ def main() -> int:
             worst = max(worst, result.mean_abs_diff)
             print(
                 f"| {path.name} | {result.entries} ({result.ranked}) | – | "
-                f"{result.mean_abs_diff:.4f} / {result.max_abs_diff:.3f} | {'yes' if result.same_ranked_set else 'NO'} |"
+                f"{result.mean_abs_diff:.4f} / {result.max_abs_diff:.3f} | {_yes(result.same_ranked_set)} |"
                 + (" – |" if args.site else "")
             )
     print(f"\nlargest mean |Δ| (records): {worst:.4f}")

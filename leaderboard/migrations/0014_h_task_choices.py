@@ -4,15 +4,43 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('leaderboard', '0013_exam_run_cancel'),
+        ("leaderboard", "0013_exam_run_cancel"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='dataset',
-            name='task',
-            field=models.CharField(choices=[('sentiment-classification', 'Sentiment classification'), ('linguistic-acceptability', 'Linguistic acceptability'), ('named-entity-recognition', 'Named-entity recognition'), ('reading-comprehension', 'Reading comprehension'), ('knowledge', 'Knowledge'), ('common-sense-reasoning', 'Common-sense reasoning'), ('summarization', 'Summarization'), ('simplification', 'Simplification'), ('instruction-following', 'Instruction following'), ('european-values', 'European values'), ('natural-language-inference', 'Natural language inference'), ('word-in-context', 'Word in context'), ('classification', 'Text classification'), ('grammatical-error-detection', 'Grammatical error detection'), ('grammatical-error-correction', 'Grammatical error correction'), ('open-ended-qa', 'Open-ended question answering'), ('multiple-choice-reading-comprehension', 'Multiple-choice reading comprehension'), ('multiple-choice', 'Multiple choice'), ('token-classification', 'Token classification'), ('logical-reasoning', 'Logical reasoning'), ('translation', 'Translation'), ('hallucination', 'Hallucination detection'), ('tool-calling', 'Tool calling'), ('reference-free-qa', 'Reference-free question answering'), ('multiple-choice-stereotype-bias', 'Stereotype bias')], max_length=40),
+            model_name="dataset",
+            name="task",
+            field=models.CharField(
+                choices=[
+                    ("sentiment-classification", "Sentiment classification"),
+                    ("linguistic-acceptability", "Linguistic acceptability"),
+                    ("named-entity-recognition", "Named-entity recognition"),
+                    ("reading-comprehension", "Reading comprehension"),
+                    ("knowledge", "Knowledge"),
+                    ("common-sense-reasoning", "Common-sense reasoning"),
+                    ("summarization", "Summarization"),
+                    ("simplification", "Simplification"),
+                    ("instruction-following", "Instruction following"),
+                    ("european-values", "European values"),
+                    ("natural-language-inference", "Natural language inference"),
+                    ("word-in-context", "Word in context"),
+                    ("classification", "Text classification"),
+                    ("grammatical-error-detection", "Grammatical error detection"),
+                    ("grammatical-error-correction", "Grammatical error correction"),
+                    ("open-ended-qa", "Open-ended question answering"),
+                    ("multiple-choice-reading-comprehension", "Multiple-choice reading comprehension"),
+                    ("multiple-choice", "Multiple choice"),
+                    ("token-classification", "Token classification"),
+                    ("logical-reasoning", "Logical reasoning"),
+                    ("translation", "Translation"),
+                    ("hallucination", "Hallucination detection"),
+                    ("tool-calling", "Tool calling"),
+                    ("reference-free-qa", "Reference-free question answering"),
+                    ("multiple-choice-stereotype-bias", "Stereotype bias"),
+                ],
+                max_length=40,
+            ),
         ),
     ]
