@@ -26,11 +26,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from leaderboard.board_cells import merge_boards  # noqa: E402
 from leaderboard.board_reproduction import (  # noqa: E402
+    best_reading,
     compare,
     group_scores,
-    language_scores,
     read,
     read_group,
 )
@@ -67,11 +66,9 @@ def main() -> int:
         import django
 
         django.setup()
-    print(
-        "| board | entries (ranked) | summaries: mean / max abs. diff. | records: mean / max | same ranked set |"
-        + (" site: mean abs. diff., same ranked set |" if args.site else "")
-    )
-    print("|---|---|---|---|---|" + ("---|" if args.site else ""))
+    header = "| board | entries (ranked) | summaries: mean / max abs. diff. | records: mean / max | same ranked set |"
+    print(header + " 16.17.0.dev0 cells: z |" + (" site: mean abs. diff., same ranked set |" if args.site else ""))
+    print("|---|---|---|---|---|---|" + ("---|" if args.site else ""))
     per_language: dict[str, dict[str, dict[str, float]]] = {}
     worst = 0.0
     for name in sorted(EUROEVAL_BOARD_CODES):
@@ -80,7 +77,8 @@ def main() -> int:
         if not files:
             continue
         boards = {k: read(p) for k, p in files.items()}
-        scores = per_language[name] = language_scores(merge_boards(list(boards.values())))
+        _, z, scores = best_reading(boards)
+        per_language[name] = scores
         ours_site = site_scores(EUROEVAL_BOARD_CODES[name]) if args.site else None
         for kind, board in boards.items():
             summary = agreement(board)
@@ -89,7 +87,8 @@ def main() -> int:
             line = (
                 f"| {files[kind].name} | {records.entries} ({records.ranked}) | "
                 f"{summary.mean_abs_diff:.4f} / {summary.max_abs_diff:.3f} | "
-                f"{records.mean_abs_diff:.4f} / {records.max_abs_diff:.3f} | {_yes(records.same_ranked_set)} |"
+                f"{records.mean_abs_diff:.4f} / {records.max_abs_diff:.3f} | {_yes(records.same_ranked_set)} | "
+                f"{'–' if z is None else f'{z:g}'} |"
             )
             if args.site:
                 if kind == "all" and ours_site is not None:
@@ -110,7 +109,7 @@ def main() -> int:
             worst = max(worst, result.mean_abs_diff)
             print(
                 f"| {path.name} | {result.entries} ({result.ranked}) | – | "
-                f"{result.mean_abs_diff:.4f} / {result.max_abs_diff:.3f} | {_yes(result.same_ranked_set)} |"
+                f"{result.mean_abs_diff:.4f} / {result.max_abs_diff:.3f} | {_yes(result.same_ranked_set)} | – |"
                 + (" – |" if args.site else "")
             )
     print(f"\nlargest mean |Δ| (records): {worst:.4f}")

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -89,6 +89,7 @@ class Cell:
     primary: tuple[float, float]  # (mean, ±) ×100
     secondary: tuple[float, float] | None
     z: float
+    ambiguous: bool = False  # a cell of the build that wrote either format (z 1 or 1.96)
 
 
 @dataclass
@@ -133,7 +134,16 @@ def _cell(board: PublishedBoard, e: int, d: int) -> Cell | None:
     secondary = None
     if board.secondary_means is not None and not np.isnan(board.secondary_means[e, d]):
         secondary = (float(board.secondary_means[e, d]), float(board.secondary_cis[e, d]))
-    return Cell((float(mean), float(ci)), secondary, float(board.z[e, d]))
+    ambiguous = board.ambiguous is not None and bool(board.ambiguous[e, d])
+    return Cell((float(mean), float(ci)), secondary, float(board.z[e, d]), ambiguous)
+
+
+def read_ambiguous_as(merged: MergedBoard, z: float) -> MergedBoard:
+    """A copy whose ambiguous cells (``published_boards.AMBIGUOUS_BUILD``) read ``±`` with this z."""
+    cells = {
+        label: {d: replace(c, z=z) if c.ambiguous else c for d, c in row.items()} for label, row in merged.cells.items()
+    }
+    return MergedBoard(dict(merged.dataset_tasks), cells, merged.metadata, list(merged.conflicts))
 
 
 def merge_boards(boards: list[PublishedBoard]) -> MergedBoard:

@@ -60,6 +60,9 @@ EEE_GENERATOR_COLUMNS = {"type", "vocabulary"}
 NO_VERSION = "<9.2.0"
 VERSION_RE = re.compile(r"^(\d+)\.(\d+)\.(\d+)(\.dev\d+)?")
 FIRST_EEE_BUILD = (16, 17, 0, 1)  # 16.17.0.dev0: the development builds after 16.17.0 wrote EEE
+# Builds of that version wrote either format (EEE came in during its development), so the
+# meaning of their ``±`` is not on the board: ``PublishedBoard.ambiguous``.
+AMBIGUOUS_BUILD = "16.17.0.dev0"
 
 
 def prints_standard_error(version: str) -> bool:
@@ -92,6 +95,7 @@ class PublishedBoard:
     secondary_means: np.ndarray | None = None  # (N, D) the cell's second "mean ± ci"; NaN: none
     secondary_cis: np.ndarray | None = None
     metadata: tuple[dict, ...] = ()  # per entry: the board's other cells by lower-cased column name
+    ambiguous: np.ndarray | None = None  # (N, D) cells of AMBIGUOUS_BUILD (read as z = 1 here)
 
     @property
     def standard_error_cells(self) -> int:
@@ -176,7 +180,7 @@ def _rank(cell: str) -> float:
 
 
 def _board(
-    models, ranks, datasets, tasks, cells, standard_errors=None, rank_score_interval=False, metadata=()
+    models, ranks, datasets, tasks, cells, standard_errors=None, rank_score_interval=False, metadata=(), ambiguous=None
 ) -> PublishedBoard:
     """``standard_errors``: (N, D) booleans, True where the cell's ± is s/√n (default: none)."""
     if not models:
@@ -202,6 +206,7 @@ def _board(
         secondary_means=np.array([[m for m, _ in row] for row in second], dtype=float),
         secondary_cis=np.array([[c for _, c in row] for row in second], dtype=float),
         metadata=tuple(metadata),
+        ambiguous=None if ambiguous is None else np.asarray(ambiguous, dtype=bool),
     )
 
 
@@ -271,13 +276,17 @@ def _parse_euroeval_csv(text: str) -> PublishedBoard:
     models = [TAG_RE.sub("", row[model_col]).strip() for row in body]
     ranks = [_rank(row[rank_col]) for row in body]
     cells = [[row[i] if i < len(row) else "-" for i in dataset_cols] for row in body]
-    standard_errors = None
+    standard_errors = ambiguous = None
     if set(lowered) >= EEE_GENERATOR_COLUMNS:
         version_cols = [
             lowered.index(f"{lowered[i]}_version") if f"{lowered[i]}_version" in lowered else None for i in dataset_cols
         ]
         standard_errors = [
             [c is not None and c < len(row) and prints_standard_error(row[c]) for c in version_cols] for row in body
+        ]
+        ambiguous = [
+            [c is not None and c < len(row) and row[c].split("@@")[0].strip() == AMBIGUOUS_BUILD for c in version_cols]
+            for row in body
         ]
     interval = any("±" in row[rank_col] for row in body if rank_col < len(row))
     skip = set(dataset_cols) | {model_col, rank_col}
@@ -298,4 +307,5 @@ def _parse_euroeval_csv(text: str) -> PublishedBoard:
         standard_errors,
         interval,
         metadata,
+        ambiguous,
     )

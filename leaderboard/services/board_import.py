@@ -35,11 +35,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from evaluation.tasks import UnknownTask, board_metrics, get_task
-from leaderboard.board_cells import CellOutOfRange, MergedBoard, entry_identity, fractions, merge_boards
+from leaderboard.board_cells import CellOutOfRange, MergedBoard, entry_identity, fractions
+from leaderboard.board_reproduction import best_reading
 from leaderboard.identity import FULL_SPLIT, PUBLISHED
 from leaderboard.languages import EUROEVAL_BOARD_CODES, EUROEVAL_GROUP_FILES
 from leaderboard.models import Dataset, DatasetVersion, Evaluation, IterationScore, LanguageModel, ModelType
-from leaderboard.published_boards import BoardFormatError, parse_board
+from leaderboard.published_boards import AMBIGUOUS_BUILD, BoardFormatError, parse_board
 from leaderboard.services.model_metadata import fill_unknown
 from leaderboard.services.record_fields import InvalidRecord, model_id_field
 from leaderboard.services.results_import import ensure_languages
@@ -99,6 +100,7 @@ class BoardImportReport:
     unchanged: int = 0
     entries: int = 0
     history: list[str] = field(default_factory=list)  # datasets that stopped counting
+    ambiguous_z: float | None = None  # how the 16.17.0.dev0 cells were read (None: there were none)
     problems: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
@@ -106,19 +108,24 @@ class BoardImportReport:
             f"{self.board} ({', '.join(self.files)}): {self.entries} entries; imported {self.imported}, "
             f"updated {self.updated}, unchanged {self.unchanged}"
         )
+        if self.ambiguous_z is not None:
+            text += f"; {AMBIGUOUS_BUILD} cells read with z = {self.ambiguous_z:g}"
         if self.history:
             text += f"; no longer counted (history): {', '.join(self.history)}"
         return text + (f"; problems: {len(self.problems)}" if self.problems else "")
 
 
-def read_language(files: list[BoardFile]) -> MergedBoard:
-    boards = []
+def read_language(files: list[BoardFile]) -> tuple[MergedBoard, float | None]:
+    """The merged cells of a language's files, and how its ambiguous cells are read
+    (:func:`leaderboard.board_reproduction.best_reading`)."""
+    boards = {}
     for board_file in files:
         try:
-            boards.append(parse_board(board_file.path.read_text(encoding="utf-8")))
+            boards[board_file.kind] = parse_board(board_file.path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, BoardFormatError) as exc:
             raise BoardImportError(f"{board_file.path.name}: {exc}") from None
-    return merge_boards(boards)
+    merged, z, _ = best_reading(boards)
+    return merged, z
 
 
 def import_boards(paths: list[Path | str], commit: str) -> list[BoardImportReport]:
@@ -146,12 +153,15 @@ def _source(files: list[BoardFile], commit: str) -> str:
 
 @transaction.atomic
 def import_language(code: str, files: list[BoardFile], commit: str) -> BoardImportReport:
-    merged = read_language(files)
+    merged, ambiguous_z = read_language(files)
     report = BoardImportReport(code, [f.path.name for f in files])
+    report.ambiguous_z = ambiguous_z
     report.problems += [f"printed differently on its boards (first kept): {c}" for c in merged.conflicts]
     versions = _dataset_versions(code, merged, commit, report)
     models = _models(merged, report)
     provenance = {"repository": REPOSITORY, "commit": commit, "files": report.files}
+    if ambiguous_z is not None:
+        provenance[f"{AMBIGUOUS_BUILD} cells"] = "standard errors" if ambiguous_z == 1.0 else "95% half-widths"
     wanted: dict[tuple, tuple[dict, list[tuple[int, str, float]]]] = {}
     for label, cells in merged.cells.items():
         if label not in models:
