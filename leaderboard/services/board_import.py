@@ -220,7 +220,8 @@ def _dataset_versions(code: str, merged: MergedBoard, commit: str, report) -> di
         if dataset.task != task:
             report.problems.append(f"dataset {name} is a {dataset.task} dataset here, the board says {task}")
             continue
-        dataset.languages.add(language)
+        if not dataset.languages.filter(board=language.board).exists():
+            dataset.languages.add(language)  # a dataset already feeding the board (nb → no) keeps its tags
         version, _ = DatasetVersion.objects.get_or_create(dataset=dataset, fingerprint=fingerprint)
         counted = dataset.board_version
         if counted is None or counted.origin != "data-dir":

@@ -182,3 +182,22 @@ def test_groups_are_euroevals():
     assert groups["scandinavian"] == ("Scandinavian", {"da", "fo", "is", "no", "sv"})
     assert {"european", "baltic", "finnic", "germanic", "romance", "slavic"} <= groups.keys()
     assert len(groups["european"][1]) == 32
+
+
+@pytest.mark.django_db
+def test_a_dataset_already_feeding_the_board_keeps_its_languages(tmp_path):
+    """ScandEval's scala-nb is tagged nb (which feeds no): the Norwegian board adds no tag, so
+    the data pack's scala-nb folder (declaring nb) still matches it."""
+    raw = [{"test_mcc": 0.2, "test_macro_f1": 0.5}] * 10
+    record = {
+        "task": "linguistic-acceptability",
+        "dataset_languages": ["nb"],
+        "model": "org/m",
+        "results": {"raw": raw},
+    }
+    import_record({**record, "dataset": "scala-nb"}, source="2023.jsonl")
+    board = tmp_path / "norwegian_nlu.csv"
+    board.write_text("\n".join((BOARDS / "norwegian_nlu.csv").read_text(encoding="utf-8").splitlines()[:7]))
+    call_command("import_board", str(board), commit=COMMIT, stdout=StringIO())
+    assert set(Dataset.objects.get(name="scala-nb").languages.values_list("code", flat=True)) == {"nb"}
+    assert set(Dataset.objects.get(name="norquad").languages.values_list("code", flat=True)) == {"no"}
