@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from evaluation.tasks import UnknownTask, board_metrics, get_task
@@ -324,11 +324,23 @@ def _write(wanted: dict, versions: dict, models: dict, source: str, report: Boar
         IterationScore.objects.filter(evaluation__in=changed).delete()
         Evaluation.objects.bulk_update(changed, ["record", "source", "updated_at"])
     Evaluation.objects.bulk_create(new, batch_size=2000)
-    scores = [
-        IterationScore(evaluation=ev, iteration=i, metric=metric, value=value)
+    _insert_scores(
+        (ev.pk, i, metric, value)
         for ev in changed + new
         for i, metric, value in wanted[(ev.model_id, ev.dataset_version_id, ev.few_shot, ev.validation_split)][1]
-    ]
-    IterationScore.objects.bulk_create(scores, batch_size=5000)
+    )
     report.imported += len(new)
     report.updated += len(changed)
+
+
+def _insert_scores(rows, chunk: int = 20_000) -> None:
+    """INSERT (evaluation, iteration, metric, value) rows with ``executemany``: a board holds
+    ~10^6 scores, and building a model instance per row cost three quarters of the import
+    (profiled: 45 s of 55 s for Danish); the database checks the same constraints."""
+    meta = IterationScore._meta
+    columns = ", ".join(meta.get_field(name).column for name in ("evaluation", "iteration", "metric", "value"))
+    sql = f"INSERT INTO {connection.ops.quote_name(meta.db_table)} ({columns}) VALUES (%s, %s, %s, %s)"
+    rows = list(rows)
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), chunk):
+            cursor.executemany(sql, rows[start : start + chunk])
