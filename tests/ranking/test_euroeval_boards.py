@@ -201,3 +201,13 @@ def test_a_dataset_already_feeding_the_board_keeps_its_languages(tmp_path):
     call_command("import_board", str(board), commit=COMMIT, stdout=StringIO())
     assert set(Dataset.objects.get(name="scala-nb").languages.values_list("code", flat=True)) == {"nb"}
     assert set(Dataset.objects.get(name="norquad").languages.values_list("code", flat=True)) == {"no"}
+
+
+def test_reproduce_board_from_the_reconstructed_iterations():
+    out = StringIO()
+    call_command("reproduce_board", str(BOARDS / "baltic_nlu.csv"), records=True, stdout=out)
+    assert (
+        "238 entries, 205 ranked; from the reconstructed iterations: mean absolute difference 0.003" in out.getvalue()
+    )
+    with pytest.raises(CommandError, match="cannot reproduce"):
+        call_command("reproduce_board", str(BOARDS / "COMMIT"), records=True)
