@@ -276,28 +276,9 @@ def _parse_euroeval_csv(text: str) -> PublishedBoard:
     models = [TAG_RE.sub("", row[model_col]).strip() for row in body]
     ranks = [_rank(row[rank_col]) for row in body]
     cells = [[row[i] if i < len(row) else "-" for i in dataset_cols] for row in body]
-    standard_errors = ambiguous = None
-    if set(lowered) >= EEE_GENERATOR_COLUMNS:
-        version_cols = [
-            lowered.index(f"{lowered[i]}_version") if f"{lowered[i]}_version" in lowered else None for i in dataset_cols
-        ]
-        standard_errors = [
-            [c is not None and c < len(row) and prints_standard_error(row[c]) for c in version_cols] for row in body
-        ]
-        ambiguous = [
-            [c is not None and c < len(row) and row[c].split("@@")[0].strip() == AMBIGUOUS_BUILD for c in version_cols]
-            for row in body
-        ]
+    standard_errors, ambiguous = _version_readings(lowered, dataset_cols, body)
     interval = any("±" in row[rank_col] for row in body if rank_col < len(row))
-    skip = set(dataset_cols) | {model_col, rank_col}
-    metadata = [
-        {
-            lowered[i]: TAG_RE.sub("", row[i]).split("@@")[0].strip()
-            for i in range(min(len(row), len(lowered)))
-            if i not in skip
-        }
-        for row in body
-    ]
+    metadata = _row_metadata(lowered, body, set(dataset_cols) | {model_col, rank_col})
     return _board(
         models,
         ranks,
@@ -309,3 +290,31 @@ def _parse_euroeval_csv(text: str) -> PublishedBoard:
         metadata,
         ambiguous,
     )
+
+
+def _version_readings(lowered: list[str], dataset_cols: list[int], body: list[list[str]]):
+    """(standard_errors, ambiguous): (N, D) booleans from a 2026 board's version cells; both
+    None on older boards (every ``±`` a 95% half-width)."""
+    if not set(lowered) >= EEE_GENERATOR_COLUMNS:
+        return None, None
+    version_cols = [
+        lowered.index(f"{lowered[i]}_version") if f"{lowered[i]}_version" in lowered else None for i in dataset_cols
+    ]
+    versions = [
+        [row[c].split("@@")[0].strip() if c is not None and c < len(row) else "" for c in version_cols] for row in body
+    ]
+    standard_errors = [[bool(v) and prints_standard_error(v) for v in row] for row in versions]
+    ambiguous = [[v == AMBIGUOUS_BUILD for v in row] for row in versions]
+    return standard_errors, ambiguous
+
+
+def _row_metadata(lowered: list[str], body: list[list[str]], skip: set[int]) -> list[dict]:
+    """Per entry, the board's other cells (type, parameters, ...) by lower-cased column name."""
+    return [
+        {
+            lowered[i]: TAG_RE.sub("", row[i]).split("@@")[0].strip()
+            for i in range(min(len(row), len(lowered)))
+            if i not in skip
+        }
+        for row in body
+    ]
