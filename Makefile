@@ -30,13 +30,16 @@ DATA_FILES := $(shell find data -type f 2>/dev/null)
 MIGRATIONS := $(wildcard leaderboard/migrations/0*.py)
 
 # The repository's data (data/): the published results first (their datasets are the
-# published boards' own), then the data directory's datasets, then the suite's seed
-# results, then the rankings. Done again only when the data or the schema changed.
+# published boards' own): ScandEval's 2023 records, then EuroEval's boards of 2026-04-17
+# (data/results/euroeval-boards/, reconstructed; the 2023 datasets they replace stay as
+# history), then the data directory's datasets, then the suite's seed results, then the
+# rankings. Done again only when the data or the schema changed.
 data: $(VAR)/demo-data.stamp
 
 $(VAR)/demo-data.stamp: $(VENV)/.installed $(MIGRATIONS) $(DATA_FILES)
 	$(BIN)/python manage.py migrate --noinput
 	for f in data/results/published/*.jsonl; do $(DEMO_ENV) $(BIN)/python manage.py import_results "$$f"; done
+	$(BIN)/python manage.py import_board data/results/euroeval-boards/*_*.csv
 	$(DEMO_ENV) $(BIN)/python manage.py sync_datasets
 	@if ls data/results/suite/*.jsonl >/dev/null 2>&1; then \
 	  for f in data/results/suite/*.jsonl; do $(DEMO_ENV) $(BIN)/python manage.py import_results "$$f"; done; fi

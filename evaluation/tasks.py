@@ -15,7 +15,7 @@ with ``orthogonal`` set measures something other than language ability (EuroEval
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from evaluation.task_kinds import (
     FREE_GENERATION,
@@ -46,6 +46,7 @@ class TaskSpec:
     default_labels: tuple[str, ...] = ()  # canonical labels when a dataset declares none
     evaluable: bool = True  # Glossa's engine can evaluate it (prompts and metrics exist)
     orthogonal: bool = False  # shown, but kept out of every rank score (EuroEval's orthogonal tasks)
+    on_boards: bool = True  # EuroEval ranks it on its boards (False: imported and shown, never ranked)
 
     @property
     def label_based(self) -> bool:
@@ -54,8 +55,9 @@ class TaskSpec:
 
     @property
     def ranked(self) -> bool:
-        """Whether scores on this task count toward rank scores."""
-        return not self.orthogonal
+        """Whether scores on this task count toward rank scores: EuroEval's board tasks
+        that are not orthogonal."""
+        return self.on_boards and not self.orthogonal
 
     @property
     def metrics(self) -> tuple[str, ...]:
@@ -144,6 +146,169 @@ TASKS: dict[str, TaskSpec] = {
     )
 }
 
+# --- EuroEval's other tasks (imported, shown, ranked as EuroEval ranks them) ---------------
+# EuroEval's task table (``src/euroeval/tasks.py``) and its board rules
+# (``src/leaderboards/constants.py``: ``LEADERBOARD_TASKS``, ``NLU_TASK_GROUPS``): a task is
+# "nlu" when its task group is sequence classification, token classification or question
+# answering, else "nlg"; only the board tasks are ranked, ``european-values`` is orthogonal.
+# Glossa's engine evaluates none of these (``evaluable=False``); their records import and rank.
+_EUROEVAL_TASKS = (
+    # name, kind, primary, secondary, shots, max new tokens, label, short label, category, on boards
+    (
+        "natural-language-inference",
+        LABEL_SCORING,
+        "mcc",
+        "macro_f1",
+        12,
+        10,
+        "Natural language inference",
+        "NLI",
+        "nlu",
+        True,
+    ),
+    ("word-in-context", LABEL_SCORING, "mcc", "macro_f1", 12, 10, "Word in context", "WiC", "nlu", True),
+    ("classification", LABEL_SCORING, "mcc", "macro_f1", 12, 10, "Text classification", "Classification", "nlu", True),
+    (
+        "grammatical-error-detection",
+        STRUCTURED_GENERATION,
+        "micro_f1",
+        None,
+        8,
+        256,
+        "Grammatical error detection",
+        "GED",
+        "nlu",
+        True,
+    ),
+    (
+        "grammatical-error-correction",
+        REWRITING,
+        "exact_match",
+        None,
+        5,
+        256,
+        "Grammatical error correction",
+        "GEC",
+        "nlg",
+        True,
+    ),
+    (
+        "open-ended-qa",
+        FREE_GENERATION,
+        "chrf3pp",
+        "chrf4pp",
+        5,
+        256,
+        "Open-ended question answering",
+        "Open QA",
+        "nlg",
+        True,
+    ),
+    (
+        "multiple-choice-reading-comprehension",
+        MULTIPLE_CHOICE,
+        "mcc",
+        "accuracy",
+        5,
+        10,
+        "Multiple-choice reading comprehension",
+        "MC reading",
+        "nlg",
+        False,
+    ),
+    ("multiple-choice", MULTIPLE_CHOICE, "mcc", "accuracy", 5, 10, "Multiple choice", "Multiple choice", "nlg", False),
+    (
+        "token-classification",
+        STRUCTURED_GENERATION,
+        "micro_f1",
+        None,
+        8,
+        128,
+        "Token classification",
+        "Token class.",
+        "nlu",
+        False,
+    ),
+    (
+        "logical-reasoning",
+        FREE_GENERATION,
+        "cell_wise_accuracy",
+        "puzzle_level_accuracy",
+        8,
+        256,
+        "Logical reasoning",
+        "Logic",
+        "nlg",
+        False,
+    ),
+    ("translation", REWRITING, "chrf3pp", "chrf4pp", 5, 256, "Translation", "Translation", "nlg", False),
+    (
+        "hallucination",
+        FREE_GENERATION,
+        "hallucination_rate",
+        None,
+        0,
+        512,
+        "Hallucination detection",
+        "Hallucination",
+        "nlu",
+        False,
+    ),
+    (
+        "tool-calling",
+        STRUCTURED_GENERATION,
+        "tool_calling_accuracy",
+        None,
+        0,
+        500,
+        "Tool calling",
+        "Tool calling",
+        "nlg",
+        False,
+    ),
+    (
+        "reference-free-qa",
+        FREE_GENERATION,
+        "model_graded_fact",
+        None,
+        0,
+        2048,
+        "Reference-free question answering",
+        "Ref-free QA",
+        "nlg",
+        False,
+    ),
+    (
+        "multiple-choice-stereotype-bias",
+        MULTIPLE_CHOICE,
+        "bias_adjusted_accuracy_ambig",
+        "bias_ambig",
+        0,
+        10,
+        "Stereotype bias",
+        "Bias",
+        "nlg",
+        False,
+    ),
+)
+TASKS.update(
+    (row[0], TaskSpec(*row[:8], category=row[8], evaluable=False, on_boards=row[9])) for row in _EUROEVAL_TASKS
+)
+# EuroEval ranks instruction following no more (it is not among its board tasks).
+TASKS["instruction-following"] = replace(TASKS["instruction-following"], on_boards=False)
+# The metrics EuroEval's boards print per task, primary / secondary, where they differ from
+# the task's own (Glossa's summarization reports ROUGE-L second, EuroEval's boards chrF4++).
+_BOARD_METRICS = {"summarization": ("chrf3pp", "chrf4pp")}
+
+
+def board_metrics(name: str) -> tuple[str, str | None]:
+    """The (primary, secondary) metric of a EuroEval board cell ``"a ± b / c ± d"`` of this task."""
+    spec = get_task(name)
+    return _BOARD_METRICS.get(spec.name, (spec.primary_metric, spec.secondary_metric))
+
+
+# --- end of EuroEval's other tasks ---------------------------------------------------------
+
 TASK_ALIASES = {"question-answering": "reading-comprehension"}
 NON_TASKS = frozenset({"speed"})  # pseudo-tasks in result files that carry no scores
 
@@ -162,6 +327,19 @@ METRIC_LABELS = {
     "sari": "SARI",
     "instruction_accuracy": "Instruction accuracy",
     "european_values": "European values",
+    # EuroEval's other metrics (its ``pretty_name``s); bits per character is reported by
+    # ``--use-bits-per-character`` runs and shown, never a board metric.
+    "exact_match": "Exact match",
+    "cell_wise_accuracy": "Cell-wise accuracy",
+    "puzzle_level_accuracy": "Puzzle-level accuracy",
+    "best_permuted_cell_wise_accuracy": "Best permuted cell-wise accuracy",
+    "hallucination_rate": "Hallucination rate",
+    "tool_calling_accuracy": "Tool-calling accuracy",
+    "model_graded_fact": "Model-graded fact",
+    "bias_adjusted_accuracy_ambig": "Bias-adjusted accuracy (ambiguous)",
+    "bias_ambig": "Bias (ambiguous)",
+    "accuracy_ambig": "Accuracy (ambiguous)",
+    "bits_per_character": "Bits per character",
 }
 
 # Other spellings of a canonical metric name (EuroEval writes chrF as ``chr_f``).

@@ -23,9 +23,14 @@ metadata columns "Type" and "Vocabulary" where the older one wrote "generative_t
 ``_se``; those records also carry no EuroEval version, so their version cell reads
 ``<9.2.0``. Such cells are read with z = 1 instead of 1.96 (``PublishedBoard.z``). On the
 older boards ``<9.2.0`` means a genuinely old record, whose ``±`` is the 95% half-width.
+The same generator converts EEE records back with se = (upper − lower)/3.92 = s/√n, so
+cells of records EuroEval wrote in the EEE format also print s/√n: those of version 17 on
+and of the development builds after 16.17.0 (``16.17.0.dev0``; a ``X.dev0`` build comes
+after release X), where EuroEval began writing EEE (:func:`prints_standard_error`).
 Measured: the Bosnian and Albanian boards of EuroEval/leaderboards commit 01a89eb are
-reproduced to a mean absolute difference of 0.0035 and 0.0034 with this rule, 0.017 and
-0.027 without it; 2025 boards (German, English) to 0.003, where the rule does not apply.
+reproduced to a mean absolute difference of 0.0035 and 0.0044 with this rule (0.0035 and
+0.0034 reading only ``<9.2.0`` so), 0.017 and 0.027 without it; 2025 boards (German, English) to 0.003, where the rule does not apply;
+the boards of commit b31e10f1 (2026-04-17): BENCHMARKS.md.
 
 Pure functions: no Django.
 """
@@ -53,6 +58,24 @@ MISSING = {"", "-", "?", "n/a", "nan"}
 # as NO_VERSION) print the standard error s/√n, not 1.96·s/√n: see the module docstring.
 EEE_GENERATOR_COLUMNS = {"type", "vocabulary"}
 NO_VERSION = "<9.2.0"
+VERSION_RE = re.compile(r"^(\d+)\.(\d+)\.(\d+)(\.dev\d+)?")
+FIRST_EEE_BUILD = (16, 17, 0, 1)  # 16.17.0.dev0: the development builds after 16.17.0 wrote EEE
+# Builds of that version wrote either format (EEE came in during its development), so the
+# meaning of their ``±`` is not on the board: ``PublishedBoard.ambiguous``.
+AMBIGUOUS_BUILD = "16.17.0.dev0"
+
+
+def prints_standard_error(version: str) -> bool:
+    """Whether a 2026 board's ``±`` of a record of this EuroEval version is s/√n (see the
+    module docstring): records without a version, and records written as EEE."""
+    version = version.split("@@")[0].strip()
+    if version == NO_VERSION:
+        return True
+    match = VERSION_RE.match(version)
+    if match is None:
+        return False
+    key = (int(match[1]), int(match[2]), int(match[3]), 1 if match[4] else 0)
+    return key >= FIRST_EEE_BUILD
 
 
 class BoardFormatError(ValueError):
@@ -69,6 +92,10 @@ class PublishedBoard:
     cis: np.ndarray  # (N, D) the published ± (ci = z·s/√n)
     z: np.ndarray  # (N, D) 1.96 where ± is a 95% half-width, 1 where it is a standard error
     rank_score_interval: bool = False  # the board prints "rank score ± margin" (a later method)
+    secondary_means: np.ndarray | None = None  # (N, D) the cell's second "mean ± ci"; NaN: none
+    secondary_cis: np.ndarray | None = None
+    metadata: tuple[dict, ...] = ()  # per entry: the board's other cells by lower-cased column name
+    ambiguous: np.ndarray | None = None  # (N, D) cells of AMBIGUOUS_BUILD (read as z = 1 here)
 
     @property
     def standard_error_cells(self) -> int:
@@ -129,8 +156,11 @@ def parse_board(text: str) -> PublishedBoard:
     return _parse_euroeval_csv(text)
 
 
-def _summary(cell: str) -> tuple[float, float]:
-    cell = cell.split("@@")[0].split(" / ")[0].strip()
+def _summary(cell: str, part: int = 0) -> tuple[float, float]:
+    parts = cell.split("@@")[0].split(" / ")
+    if part >= len(parts):
+        return np.nan, np.nan
+    cell = parts[part].strip()
     if cell.lower() in MISSING:
         return np.nan, np.nan
     match = SUMMARY_RE.match(cell)
@@ -149,7 +179,9 @@ def _rank(cell: str) -> float:
     return float(match.group(1))
 
 
-def _board(models, ranks, datasets, tasks, cells, standard_errors=None, rank_score_interval=False) -> PublishedBoard:
+def _board(
+    models, ranks, datasets, tasks, cells, standard_errors=None, rank_score_interval=False, metadata=(), ambiguous=None
+) -> PublishedBoard:
     """``standard_errors``: (N, D) booleans, True where the cell's ± is s/√n (default: none)."""
     if not models:
         raise BoardFormatError("the board has no entries")
@@ -159,6 +191,7 @@ def _board(models, ranks, datasets, tasks, cells, standard_errors=None, rank_sco
             "languages' rank scores: reproduce each language's board instead)"
         )
     parsed = [[_summary(c) for c in row] for row in cells]
+    second = [[_summary(c, 1) for c in row] for row in cells]
     shape = (len(models), len(datasets))
     se = np.zeros(shape, dtype=bool) if standard_errors is None else np.asarray(standard_errors, dtype=bool)
     return PublishedBoard(
@@ -170,7 +203,25 @@ def _board(models, ranks, datasets, tasks, cells, standard_errors=None, rank_sco
         cis=np.array([[c for _, c in row] for row in parsed], dtype=float),
         z=np.where(se, 1.0, Z95),
         rank_score_interval=rank_score_interval,
+        secondary_means=np.array([[m for m, _ in row] for row in second], dtype=float),
+        secondary_cis=np.array([[c for _, c in row] for row in second], dtype=float),
+        metadata=tuple(metadata),
+        ambiguous=None if ambiguous is None else np.asarray(ambiguous, dtype=bool),
     )
+
+
+def parse_group_board(text: str) -> tuple[list[str], np.ndarray]:
+    """A group board (its columns are its languages' rank scores, no datasets): the entry
+    labels and their published rank scores (inf: unranked)."""
+    rows = [row for row in csv.reader(io.StringIO(text)) if row]
+    if len(rows) < 3:
+        raise BoardFormatError("expected a task-type row, a column-name row and entries")
+    names = [TAG_RE.sub("", n).strip().lower() for n in rows[1]]
+    if "model" not in names or "rank" not in names:
+        raise BoardFormatError("no 'Model' and 'Rank' columns in the second header row")
+    model, rank = names.index("model"), names.index("rank")
+    labels = [TAG_RE.sub("", row[model]).strip() for row in rows[2:]]
+    return labels, np.array([_rank(row[rank]) if rank < len(row) else np.inf for row in rows[2:]], dtype=float)
 
 
 def _parse_compact(lines: list[str]) -> PublishedBoard:
@@ -225,16 +276,45 @@ def _parse_euroeval_csv(text: str) -> PublishedBoard:
     models = [TAG_RE.sub("", row[model_col]).strip() for row in body]
     ranks = [_rank(row[rank_col]) for row in body]
     cells = [[row[i] if i < len(row) else "-" for i in dataset_cols] for row in body]
-    standard_errors = None
-    if set(lowered) >= EEE_GENERATOR_COLUMNS:
-        version_cols = [
-            lowered.index(f"{lowered[i]}_version") if f"{lowered[i]}_version" in lowered else None for i in dataset_cols
-        ]
-        standard_errors = [
-            [c is not None and c < len(row) and row[c].split("@@")[0].strip() == NO_VERSION for c in version_cols]
-            for row in body
-        ]
+    standard_errors, ambiguous = _version_readings(lowered, dataset_cols, body)
     interval = any("±" in row[rank_col] for row in body if rank_col < len(row))
+    metadata = _row_metadata(lowered, body, set(dataset_cols) | {model_col, rank_col})
     return _board(
-        models, ranks, [plain[i].replace("_", "-") for i in dataset_cols], tasks, cells, standard_errors, interval
+        models,
+        ranks,
+        [plain[i].replace("_", "-") for i in dataset_cols],
+        tasks,
+        cells,
+        standard_errors,
+        interval,
+        metadata,
+        ambiguous,
     )
+
+
+def _version_readings(lowered: list[str], dataset_cols: list[int], body: list[list[str]]):
+    """(standard_errors, ambiguous): (N, D) booleans from a 2026 board's version cells; both
+    None on older boards (every ``±`` a 95% half-width)."""
+    if not set(lowered) >= EEE_GENERATOR_COLUMNS:
+        return None, None
+    version_cols = [
+        lowered.index(f"{lowered[i]}_version") if f"{lowered[i]}_version" in lowered else None for i in dataset_cols
+    ]
+    versions = [
+        [row[c].split("@@")[0].strip() if c is not None and c < len(row) else "" for c in version_cols] for row in body
+    ]
+    standard_errors = [[bool(v) and prints_standard_error(v) for v in row] for row in versions]
+    ambiguous = [[v == AMBIGUOUS_BUILD for v in row] for row in versions]
+    return standard_errors, ambiguous
+
+
+def _row_metadata(lowered: list[str], body: list[list[str]], skip: set[int]) -> list[dict]:
+    """Per entry, the board's other cells (type, parameters, ...) by lower-cased column name."""
+    return [
+        {
+            lowered[i]: TAG_RE.sub("", row[i]).split("@@")[0].strip()
+            for i in range(min(len(row), len(lowered)))
+            if i not in skip
+        }
+        for row in body
+    ]

@@ -50,7 +50,9 @@ def test_task_table_knows_euroevals_current_metrics_and_orthogonal_tasks():
     assert get_task("instruction-following").metrics == ("instruction_accuracy",)
     values = get_task("european-values")
     assert values.orthogonal and not values.ranked
-    assert [name for name, spec in TASKS.items() if not spec.ranked] == ["european-values"]
+    # Orthogonal, or left out of EuroEval's boards (tests/ranking/test_euroeval_boards.py has them all).
+    assert [name for name, spec in TASKS.items() if spec.orthogonal] == ["european-values"]
+    assert not get_task("instruction-following").ranked and not get_task("translation").ranked
     # Imported and shown, but the engine does not pretend to evaluate them.
     for name in ("instruction-following", "european-values"):
         with pytest.raises(UnknownTask, match="imported from results only"):
@@ -110,22 +112,25 @@ def test_newer_tasks_import_and_unknown_ones_are_counted_skips(tmp_path):
         ),
         record("org/a", "valeu-nl", "european-values", [{"test_european_values": 0.8}] * 10, few_shot=False),
         record("org/a", "flores-nl", "translation", [{"test_chr_f3pp": 0.5}] * 10),
-        record("org/a", "flores-nl", "translation", [{"test_chr_f3pp": 0.5}] * 10, few_shot=False),
+        record("org/a", "asr-nl", "speech-recognition", [{"test_wer": 0.5}] * 10),
+        record("org/a", "asr-nl", "speech-recognition", [{"test_wer": 0.5}] * 10, few_shot=False),
     ]
     report = import_file(write(tmp_path, records))
-    assert report.imported == 3
-    assert report.skipped == {"unknown task translation": 2}
+    assert report.imported == 4  # translation is EuroEval's: imported, shown, never ranked
+    assert report.skipped == {"unknown task speech-recognition": 2}
     assert "invalid record" not in report.skipped
     assert {d.name: d.task for d in Dataset.objects.all()} == {
         "duidelijke-taal": "simplification",
         "ifeval-nl": "instruction-following",
         "valeu-nl": "european-values",
+        "flores-nl": "translation",
     }
     assert set(IterationScore.objects.values_list("metric", flat=True)) == {
         "meteor",
         "sari",
         "instruction_accuracy",
         "european_values",
+        "chrf3pp",
     }
 
 

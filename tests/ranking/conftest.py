@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import pytest
 
+from leaderboard.models import LanguageGroup
 from tests.ranking.builders import add_evaluation, dataset, it
 
 
 @pytest.fixture
 def boards():
-    """da: 2 datasets (sentiment, NER); no: 1 dataset tagged nb+nn; sv: 1 dataset."""
+    """da: 2 datasets (sentiment, NER); no: 1 dataset tagged nb+nn; sv: 1 dataset. Without
+    Icelandic and Faroese results, the group is EuroEval's mainland Scandinavian (da, sv, no)."""
+    LanguageGroup.objects.filter(slug="scandinavian").update(boards=["da", "sv", "no"])
     sent_da = dataset("angry-tweets", "sentiment-classification", ["da"])
     ner_da = dataset("dane", "named-entity-recognition", ["da"])
     norec = dataset("norec", "sentiment-classification", ["nb", "nn"])

@@ -3,7 +3,12 @@
 A board EuroEval printed with its 2026 method (``Rank,Model,Rank score,...``: no per-dataset
 summaries) is compared with this deployment's board ``--board CODE`` under ``--method``
 (default ``euroeval-2026``), aggregated from the imported records behind it; ``--view
-all_models`` (the default for a file named ``*all_models*``) compares EuroEval's NLU board."""
+all_models`` (the default for a file named ``*all_models*``) compares EuroEval's NLU board.
+
+``--records`` re-ranks a board of EuroEval/leaderboards (``<language>_<all|nlu>.csv``, or a
+group's) from what ``import_board`` stores instead: the language's two files merged (its
+sibling beside it), each cell as its reconstructed iterations; a group from its languages'
+files beside it (``leaderboard/board_reproduction.py``)."""
 
 from pathlib import Path
 
@@ -27,8 +32,11 @@ class Command(BaseCommand):
         parser.add_argument("--board", help="new-method CSV: the board code to compare with (e.g. nl)")
         parser.add_argument("--method", default="euroeval-2026", help="new-method CSV: the ranking method")
         parser.add_argument("--view", choices=["board", "all_models"], help="new-method CSV: which ranking")
+        parser.add_argument("--records", action="store_true", help="from the reconstructed iterations (import_board)")
 
     def handle(self, *args, path, iterations, show, board=None, method="euroeval-2026", view=None, **options):
+        if options.get("records"):
+            return self.from_records(Path(path))
         try:
             text = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
@@ -49,7 +57,7 @@ class Command(BaseCommand):
         if board.standard_error_cells:
             self.stdout.write(
                 f"{board.standard_error_cells} summaries read as standard errors (records without a "
-                "EuroEval version on a 2026 board: their ± is s/√n, not 1.96·s/√n)"
+                "EuroEval version or written as EEE, on a 2026 board: their ± is s/√n, not 1.96·s/√n)"
             )
         if board.rank_score_interval:
             self.stdout.write(
@@ -104,3 +112,32 @@ class Command(BaseCommand):
         )
         for _, m, s in diffs[:show]:
             self.stdout.write(f"  {s:6.3f} published, {ours[m][1]:7.3f} ours  {m}")
+
+    def from_records(self, path: Path):
+        from leaderboard import board_reproduction as br
+        from leaderboard.languages import EUROEVAL_BOARD_CODES, EUROEVAL_GROUP_FILES
+        from leaderboard.services.board_import import BoardFile, BoardImportError
+
+        try:
+            board_file = BoardFile.of(path)
+            names = {code: name for name, code in EUROEVAL_BOARD_CODES.items()}
+            languages = EUROEVAL_GROUP_FILES.get(board_file.name, [EUROEVAL_BOARD_CODES.get(board_file.name)])
+            scores = []
+            for code in languages:
+                files = {k: path.parent / f"{names[code]}_{k}.csv" for k in br.KINDS}
+                boards = {k: br.read(p) for k, p in files.items() if p.exists()}
+                scores.append(br.best_reading(boards)[2].get(board_file.kind, {}))
+            if board_file.is_group:
+                labels, published = br.read_group(path)
+            else:
+                board = br.read(path)
+                labels, published = board.models, board.published
+        except (OSError, UnicodeDecodeError, BoardFormatError, BoardImportError) as exc:
+            raise CommandError(f"cannot reproduce {path} from records: {exc}") from None
+        result = br.compare(path.name, labels, published, br.group_scores(scores) if len(scores) > 1 else scores[0])
+        self.stdout.write(
+            f"{result.entries} entries, {result.ranked} ranked; from the reconstructed iterations: mean absolute "
+            f"difference {result.mean_abs_diff:.4f}, max {result.max_abs_diff:.4f}; Spearman {result.spearman:.4f}"
+        )
+        if not result.same_ranked_set:
+            self.stdout.write("note: the entries we rank differ from the entries the board ranks")
