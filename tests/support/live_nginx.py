@@ -34,7 +34,8 @@ def render(template: str, values: dict[str, str]) -> str:
 
 
 class LiveNginx:
-    def __init__(self, upstream: str, static_root: Path, work_dir: Path):
+    def __init__(self, upstream: str, static_root: Path, work_dir: Path, *, workers: int = 1):
+        self.workers = workers
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.work_dir = work_dir
@@ -58,7 +59,7 @@ class LiveNginx:
         tmp = self.work_dir / "tmp"
         user = "user root;\n" if os.geteuid() == 0 else ""  # workers may write the cache dir
         main = (
-            f"{user}daemon off;\nworker_processes 1;\npid {self.work_dir / 'nginx.pid'};\n"
+            f"{user}daemon off;\nworker_processes {self.workers};\npid {self.work_dir / 'nginx.pid'};\n"
             f"error_log {self.work_dir / 'error.log'} warn;\nevents {{ worker_connections 1024; }}\n"
             f"http {{\n  include {MIME_TYPES};\n  access_log off;\n"
             + "".join(
