@@ -40,7 +40,7 @@ MEASURE = """() => {
   const resources = performance.getEntriesByType("resource");
   const bytes = resources.reduce((sum, r) => sum + (r.transferSize || r.encodedBodySize || 0), 0);
   const paint = performance.getEntriesByName("first-contentful-paint")[0];
-  return {dcl: nav.domContentLoadedEventEnd, load: nav.loadEventEnd, fcp: paint ? paint.startTime : 0,
+  return {dcl: nav.domContentLoadedEventEnd, load: nav.loadEventEnd, fcp: paint ? paint.startTime : null,
           html: nav.transferSize || nav.encodedBodySize, total: (nav.transferSize || nav.encodedBodySize) + bytes,
           charts: document.querySelectorAll("[data-figure]").length};
 }"""
@@ -167,12 +167,14 @@ def report(paths: dict, sites: dict, results: dict) -> None:
     for kind, path in paths.items():
         for label in sites:
             runs = results[(kind, label)]
-            med = {key: statistics.median(r[key] for r in runs) for key in ("fcp", "dcl", "load", "total", "html")}
+            med = {key: statistics.median(r[key] for r in runs) for key in ("dcl", "load", "total", "html")}
+            painted = [r["fcp"] for r in runs if r["fcp"] is not None]  # headless Chromium may not report it
+            paint = f"{statistics.median(painted):.0f} ms" if painted else "-"
             drawn = [r["drawn"] for r in runs if r["drawn"] is not None]
             chart = f"{statistics.median(drawn):.0f} ms" if drawn else "-"
             print(
                 f"| {kind} (`{path[:40]}`) | {label} | {med['total'] / 1024:.0f} KiB | {med['html'] / 1024:.0f} KiB "
-                f"| {med['fcp']:.0f} ms | {med['dcl']:.0f} ms | {med['load']:.0f} ms | {chart} |"
+                f"| {paint} | {med['dcl']:.0f} ms | {med['load']:.0f} ms | {chart} |"
             )
 
 
