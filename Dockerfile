@@ -20,7 +20,8 @@ COPY manage.py ./
 COPY templates ./templates
 COPY static ./static
 RUN SECRET_KEY=build python manage.py collectstatic --noinput
-RUN useradd --create-home glossa && mkdir -p /app/var && chown glossa /app/var
+# The site collects its static files again at start into the volume the proxy serves them from.
+RUN useradd --create-home glossa && mkdir -p /app/var && chown -R glossa /app/var
 USER glossa
 EXPOSE 8000
 CMD ["gunicorn", "leaderboard.wsgi", "--bind", "0.0.0.0:8000", "--workers", "4", "--timeout", "60"]

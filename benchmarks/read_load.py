@@ -14,6 +14,11 @@ run); then, for ``--seconds``, ``--readers`` threads fetch board pages and the J
 while another thread re-runs the aggregation of the boards being read. It prints latency
 percentiles per kind of page, the error count and what the worker and aggregations did,
 then stops everything and removes the submission it created.
+
+``--through both`` (the default) measures twice under the same load, one phase after the
+other: straight at gunicorn, then through the repository's nginx configuration
+(deploy/nginx/glossa.conf.template, as compose.yaml runs it: anonymous pages kept for
+their s-maxage) in front of the same gunicorn; ``--through gunicorn`` or ``nginx`` one way.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -31,6 +37,9 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.support.live_nginx import LiveNginx, nginx_binary  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = ROOT / ".venv" / "bin"
@@ -110,7 +119,10 @@ def main() -> int:
     parser.add_argument(
         "--nice", type=int, default=10, help="niceness of the workers and aggregations (0: as the web server)"
     )
+    parser.add_argument("--through", choices=("both", "gunicorn", "nginx"), default="both")
     args = parser.parse_args()
+    if args.through != "gunicorn" and nginx_binary() is None:
+        sys.exit("nginx is not installed (Debian: apt-get install nginx-light); use --through gunicorn")
     for name in ("DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL"):
         if not os.environ.get(name):
             sys.exit(f"set {name} (PostgreSQL and Redis): the benchmark measures the production path")
@@ -181,23 +193,17 @@ def main() -> int:
         print(f"submission {submission.pk} ({created}) for SmolLM2 on the Danish suite")
         time.sleep(5)  # let the worker pick it up
 
-        samples: list = []
-        runs: list = []
-        lock = threading.Lock()
-        stop = time.monotonic() + args.seconds
-        threads = [
-            threading.Thread(target=reader, args=(base, stop, samples, lock, i), daemon=True)
-            for i in range(args.readers)
-        ]
-        threads.append(
-            threading.Thread(target=aggregator, args=(env, stop, runs, args.aggregate_every, nice), daemon=True)
-        )
-        started = time.perf_counter()
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        wall = time.perf_counter() - started
+        shutil.rmtree(logs / "read-load-nginx", ignore_errors=True)  # an empty cache to start with
+        modes = ("gunicorn", "nginx") if args.through == "both" else (args.through,)
+        phases = {}
+        for mode in modes:
+            if mode == "gunicorn":
+                phases[mode] = run_phase(base, args, env, nice)
+                continue
+            with LiveNginx(
+                f"127.0.0.1:{port}", ROOT / "var" / "staticfiles", logs / "read-load-nginx", workers=2
+            ) as proxy:
+                phases[mode] = run_phase(proxy.url, args, env, nice)
         submission.refresh_from_db()
     finally:
         for process in processes:
@@ -208,12 +214,41 @@ def main() -> int:
             except subprocess.TimeoutExpired:
                 process.kill()
 
+    failed = 0
+    for mode, (samples, runs, wall) in phases.items():
+        failed += report(mode, samples, runs, wall, args)
+    print(f"submission {submission.pk}: {submission.status}, progress {submission.progress}")
+    Submission.objects.filter(pk=submission.pk).delete()
+    return 1 if failed else 0
+
+
+def run_phase(base: str, args, env: dict, nice: list[str]) -> tuple[list, list, float]:
+    """``args.readers`` readers on ``base`` and the aggregation loop, for ``args.seconds``."""
+    samples: list = []
+    runs: list = []
+    lock = threading.Lock()
+    stop = time.monotonic() + args.seconds
+    threads = [
+        threading.Thread(target=reader, args=(base, stop, samples, lock, i), daemon=True) for i in range(args.readers)
+    ]
+    threads.append(threading.Thread(target=aggregator, args=(env, stop, runs, args.aggregate_every, nice), daemon=True))
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return samples, runs, time.perf_counter() - started
+
+
+def report(mode: str, samples: list, runs: list, wall: float, args) -> int:
+    """Prints one phase's figures; the number of errors and failed aggregations."""
     by_kind = defaultdict(list)
     for kind, _status, elapsed in samples:
         by_kind[kind].append(elapsed)
     statuses = Counter(status for _kind, status, _elapsed in samples)
     errors = sum(n for status, n in statuses.items() if status != 200)
     every = [elapsed for _kind, _status, elapsed in samples]
+    print(f"== {mode} ==")
     print(
         f"{len(samples)} requests from {args.readers} readers in {wall:.0f} s ({len(samples) / wall:.1f} req/s), "
         f"gunicorn workers: {args.workers}; workers and aggregations at nice {args.nice}, "
@@ -236,9 +271,7 @@ def main() -> int:
     )
     for _rc, _seconds, stderr in failed_runs[:3]:
         print("  failed:", stderr)
-    print(f"submission {submission.pk}: {submission.status}, progress {submission.progress}")
-    Submission.objects.filter(pk=submission.pk).delete()
-    return 1 if errors or failed_runs else 0
+    return errors + len(failed_runs)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,10 @@ compression (``GZipMiddleware`` leaves a response that already has a Content-Enc
 alone). Signed-in users and requests carrying flash messages are never served from or
 into the cache: their pages differ. The shared cache stores signed JSON
 (``cache_backend.py``); an entry of another shape is a miss and the page is built again.
+
+Each such response carries a weak ETag made from its key (``http_cache.board_etag``) and,
+when given, a Last-Modified; a request whose validators match is answered 304 before the
+cache is read at all (``http_cache.HttpCacheMiddleware`` adds ``Cache-Control``).
 """
 
 from __future__ import annotations
@@ -15,19 +19,15 @@ from __future__ import annotations
 import gzip
 from collections.abc import Callable
 
-from django.contrib.messages import get_messages
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_vary_headers
+from django.utils.http import http_date
 
+from leaderboard import http_cache
 from leaderboard.cache_keys import cache_key
 
 TTL = 600  # seconds; a new board version is a new key anyway
-
-
-def _personal(request: HttpRequest) -> bool:
-    user = getattr(request, "user", None)
-    return bool(user is not None and user.is_authenticated) or len(get_messages(request)) > 0
 
 
 def _well_formed(entry) -> bool:
@@ -50,11 +50,23 @@ def _respond(request: HttpRequest, entry: dict) -> HttpResponse:
     return response
 
 
-def cached(request: HttpRequest, namespace: str, parts: tuple, build: Callable[[], HttpResponse]) -> HttpResponse:
-    """``build()``'s response, from the cache when an equal one was built for these ``parts``."""
-    if _personal(request):
+def cached(
+    request: HttpRequest,
+    namespace: str,
+    parts: tuple,
+    build: Callable[[], HttpResponse],
+    modified: float | None = None,
+) -> HttpResponse:
+    """``build()``'s response, from the cache when an equal one was built for these ``parts``;
+    304 when the request already holds it. ``modified``: when what ``parts`` name last changed
+    (a Unix time, for Last-Modified)."""
+    if http_cache.personal(request):
         return build()
     key = cache_key(f"response:{namespace}", *parts)
+    etag = http_cache.board_etag(key)
+    unchanged = http_cache.not_modified(request, etag, modified)
+    if unchanged is not None:
+        return unchanged
     entry = cache.get(key)
     if not _well_formed(entry):
         response = build()
@@ -63,4 +75,8 @@ def cached(request: HttpRequest, namespace: str, parts: tuple, build: Callable[[
         body = response.content
         entry = {"type": response["Content-Type"], "body": body, "gzip": gzip.compress(body, compresslevel=6, mtime=0)}
         cache.set(key, entry, TTL)
-    return _respond(request, entry)
+    response = _respond(request, entry)
+    response["ETag"] = etag
+    if modified:
+        response["Last-Modified"] = http_date(modified)
+    return response

@@ -17,6 +17,8 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from leaderboard.static_files import immutable_for_a_year
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("GLOSSA_VAR_DIR", BASE_DIR / "var"))
 
@@ -95,6 +97,7 @@ MIDDLEWARE = [
     "leaderboard.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.gzip.GZipMiddleware",  # boards are large HTML; CSRF tokens are masked per request
+    "leaderboard.http_cache.HttpCacheMiddleware",  # Cache-Control, ETag, 304 (sees cookies and Vary)
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -184,6 +187,13 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
+# Hashed names, gzip copies and a year's max-age (leaderboard/static_files.py); unhashed
+# files (none are linked) keep WhiteNoise's 60 s. `make demo` and the image run collectstatic.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "leaderboard.static_files.HashedStaticStorage"},
+}
+WHITENOISE_ADD_HEADERS_FUNCTION = immutable_for_a_year
 
 # --- security: right for a public site -------------------------------------------
 SECURE_CONTENT_TYPE_NOSNIFF = True
@@ -200,6 +210,10 @@ SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)  # a commitment: op
 if env_bool("BEHIND_TLS_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
+
+# How long a shared cache (the reverse proxy, deploy/nginx/glossa.conf) may keep an anonymous
+# reader's page (s-maxage, leaderboard/http_cache.py): a new board version is visible within it.
+SHARED_MAX_AGE = max(0, env_int("GLOSSA_SHARED_MAX_AGE", 30))
 
 # --- cache: Redis when configured (shared by web processes), else local memory ----
 # Redis entries are signed JSON (leaderboard/cache_backend.py), never pickles: an entry that

@@ -1,10 +1,13 @@
 from django.urls import path
 
+from leaderboard.http_cache import shared_for
 from leaderboard.views import submissions
+
+LIVE = 2  # seconds a shared cache may keep a page that follows work in progress
 
 urlpatterns = [
     path("submit/", submissions.submit, name="submit"),
-    path("submissions/<int:pk>/", submissions.detail, name="submission-detail"),
-    path("submissions/<int:pk>.json", submissions.detail_json, name="submission-json"),
-    path("queue/", submissions.queue, name="queue"),
+    path("submissions/<int:pk>/", shared_for(LIVE)(submissions.detail), name="submission-detail"),
+    path("submissions/<int:pk>.json", shared_for(LIVE)(submissions.detail_json), name="submission-json"),
+    path("queue/", shared_for(LIVE)(submissions.queue), name="queue"),
 ]

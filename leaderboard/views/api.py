@@ -11,7 +11,7 @@ import json
 from django.http import HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
 
-from leaderboard import response_cache, selectors
+from leaderboard import http_cache, response_cache, selectors
 from leaderboard.models import Leaderboard
 from leaderboard.services.export import LeaderboardNotFound, leaderboard_csv, leaderboard_document
 
@@ -29,7 +29,9 @@ def leaderboard_json(request, code: str):
     board = Leaderboard.objects.filter(code=code).first()
     if board is None:
         return _document(code)  # the 404 document, with its reason
-    return response_cache.cached(request, "api-json", (code, selectors.board_version(board)), lambda: _document(code))
+    version = selectors.board_version(board)
+    build = lambda: _document(code)  # noqa: E731
+    return response_cache.cached(request, "api-json", (code, version), build, http_cache.version_time(version))
 
 
 @require_GET

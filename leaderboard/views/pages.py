@@ -14,7 +14,7 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
-from leaderboard import charts, response_cache, selectors
+from leaderboard import charts, http_cache, response_cache, selectors
 from leaderboard.cache_keys import cache_key
 from leaderboard.models import Dataset, Exam, Leaderboard
 from leaderboard.ranking import all_methods
@@ -123,7 +123,8 @@ def board(request, code: str):
     build = lambda: _board_page(request, code, filters, row, version, has_exam)  # noqa: E731
     if filters.q or (filters.method and filters.method != row.method):  # search, or another method's ranking
         return build()
-    return response_cache.cached(request, "board-page", (code, version, filters.as_query(), has_exam), build)
+    parts = (code, version, filters.as_query(), has_exam)
+    return response_cache.cached(request, "board-page", parts, build, http_cache.version_time(version))
 
 
 def _board_page(

@@ -43,7 +43,7 @@ def test_board_page_shows_ranked_then_unranked_with_cis(client, da_board):
     assert 'href="/models/claude-sonnet-4-6/"' in html
     assert 'title="Reasoning decoder"' in html
     # Plotly is served from static files, never a CDN.
-    assert "/static/vendor/plotly.min.js" in html
+    assert "/static/vendor/plotly-cartesian.min.js" in html
     assert "cdn" not in html.lower()
 
 
