@@ -48,14 +48,14 @@ class ScriptedModel:
             domain = re.search(r"Domain: (.*)\.", body).group(1)
             return json.dumps({"question": f"Question {n} from {self.label} on {domain}?", "reference_answer": "Ref."})
         if schema and "overall" in schema["properties"]:
-            quality = int(re.search(r"Candidate's answer: answer of quality (\d)", body).group(1))
+            quality = int(re.search(r"\[\[BEGIN CANDIDATE ANSWER\]\]\nanswer of quality (\d)", body).group(1))
             accuracy = 3 if quality >= 3 else 1
             return json.dumps(
                 {"accuracy": accuracy, "coherence": 2, "factuality": 2, "comprehensiveness": 2, "overall": quality}
             )
         if schema and "better" in schema["properties"]:
-            first = int(re.search(r"Answer 1: answer of quality (\d)", body).group(1))
-            second = int(re.search(r"Answer 2: answer of quality (\d)", body).group(1))
+            first = int(re.search(r"\[\[BEGIN ANSWER 1\]\]\nanswer of quality (\d)", body).group(1))
+            second = int(re.search(r"\[\[BEGIN ANSWER 2\]\]\nanswer of quality (\d)", body).group(1))
             if first == second:
                 return json.dumps({"better": "1"})  # position bias on equals: the two orders disagree
             return json.dumps({"better": "1" if first > second else "2"})
