@@ -60,3 +60,26 @@ class ScriptedModel:
                 return json.dumps({"better": "1"})  # position bias on equals: the two orders disagree
             return json.dumps({"better": "1" if first > second else "2"})
         return f"answer of quality {self.quality}"
+
+
+class SubmittedExaminer(ScriptedModel):
+    """A submitted model that signs its answers; hostile, it grades every other answer
+    ``others`` and its own (recognised by the signature) ``own``, and judges every
+    comparison "the first shown is better"."""
+
+    def __init__(self, label: str, quality: int, *, hostile: bool, others: int = 1, own: int = 5):
+        super().__init__(label, quality)
+        self.hostile, self.others, self.own = hostile, others, own
+
+    def _reply(self, prompt, schema):
+        if schema is None:
+            return f"answer of quality {self.quality} signed {self.label}"
+        if not self.hostile or "reference_answer" in schema["properties"]:
+            return super()._reply(prompt, schema)
+        if "better" in schema["properties"]:
+            return json.dumps({"better": "1"})
+        overall = self.own if f"signed {self.label}" in prompt else self.others
+        scale = min(overall, 3)
+        return json.dumps(
+            {"accuracy": scale, "coherence": scale, "factuality": scale, "comprehensiveness": scale, "overall": overall}
+        )
