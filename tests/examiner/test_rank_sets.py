@@ -57,7 +57,7 @@ def test_a_clear_winner_gets_one_and_stepdown_is_never_wider():
             single = rank_confidence_sets(estimates, boot, simultaneous=simultaneous, stepdown=False)
             assert (low[0], high[0]) == (1, 1)
             assert (low >= single[0]).all() and (high <= single[1]).all()
-            assert (1 <= low).all() and (low <= high).all() and (high <= 6).all()
+            assert (low >= 1).all() and (low <= high).all() and (high <= 6).all()
 
 
 def test_differences_that_never_vary_are_exact_and_bad_input_is_refused():
