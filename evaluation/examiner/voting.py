@@ -98,6 +98,7 @@ def summarise(records: Iterable[dict], *, bootstrap: int = 1000, seed: int = 0) 
     if not examinees:
         examinees = sorted({a["examinee"] for a in answers.values()})
     examiners = [e["model"] for r in records if r["kind"] == "exam" for e in r["examiners"]]
+    examiners = examiners or sorted({q["examiner"] for q in questions.values()})
     family = families(next((r for r in records if r["kind"] == "exam"), {}))
 
     main_grades: dict[str, dict[str, dict]] = defaultdict(dict)  # question -> examinee -> grade
