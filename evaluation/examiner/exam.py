@@ -75,10 +75,15 @@ class Participant:
     name: str  # the model id
     backend: Backend
     revision: str = ""
+    family: str = ""  # models of one family never count each other's answers (empty: itself)
 
     def __post_init__(self):
         if not isinstance(self.backend, MeteredBackend):
             self.backend = MeteredBackend(self.backend)
+
+    def header(self) -> dict:
+        """Its entry in the exam line."""
+        return {"model": self.name, "revision": self.revision, **({"family": self.family} if self.family else {})}
 
 
 @dataclass
@@ -167,8 +172,8 @@ class Exam:
                 "language": s.language,
                 "round": s.round,
                 "seed": s.seed,
-                "examiners": [{"model": p.name, "revision": p.revision} for p in self.examiners],
-                "examinees": [{"model": p.name, "revision": p.revision} for p in self.examinees],
+                "examiners": [p.header() for p in self.examiners],
+                "examinees": [p.header() for p in self.examinees],
                 "questions_per_examiner": s.questions,
                 "follow_ups": s.follow_ups,
                 "levels": list(s.levels),

@@ -1,10 +1,10 @@
 """The exam document: JSON lines of kind ``exam``, ``question``, ``answer``, ``grade``,
-``ranking``, ``summary``, ``agreement`` and ``cost``, and its validation.
+``ranking``, ``summary``, ``pairwise``, ``agreement`` and ``cost``, and its validation.
 
 :func:`read_exam` treats the document as hostile: every line is checked for its kind's
 fields, types, ranges and sizes, and every reference (an answer's question, a grade's
 answer, a ranking's examinees) must resolve; the first fault is reported with its line
-number and nothing is returned. ``summary``, ``agreement`` and ``cost`` lines are the
+number and nothing is returned. ``summary``, ``pairwise``, ``agreement`` and ``cost`` lines are the
 engine's own report: a reader recomputes scores from the raw lines.
 """
 
@@ -23,7 +23,7 @@ EXAM_FORMAT = "glossa-exam/1"
 MAX_LINES = 200_000
 MAX_TEXT = 20_000
 MAX_ID = 300
-KINDS = ("exam", "question", "answer", "grade", "ranking", "summary", "agreement", "cost")
+KINDS = ("exam", "question", "answer", "grade", "ranking", "summary", "pairwise", "agreement", "cost")
 
 
 class ExamFormatError(EvaluationError):
@@ -66,6 +66,7 @@ def _models(record: dict, key: str, line: int) -> list[str]:
             raise ExamFormatError(f"line {line}: each of {key!r} is an object with a model")
         names.append(_text(entry, "model", line, limit=MAX_ID))
         _text(entry, "revision", line, limit=MAX_ID, optional=True)
+        _text(entry, "family", line, limit=MAX_ID, optional=True)  # grades within a family never count
     if len(set(names)) != len(names):
         raise ExamFormatError(f"line {line}: a model is listed twice in {key!r}")
     return names

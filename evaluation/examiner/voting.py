@@ -1,10 +1,16 @@
 """From an exam's records to scores: pure functions, shared by the engine and the site.
 
 - **Likert**: an examinee's overall (1-5) and dimension (1-3) means over the counted
-  grades of its main questions (every examiner's: the mean is the vote).
+  grades of its main questions, as read (descriptive: a harsh examiner lowers them).
 - **Interval**: 95% percentile bootstrap over questions (the questions are resampled, an
-  examinee's mean recomputed on the draw), for the mean and for the rank.
-- **Rank**: by the overall mean, ties sharing the better rank.
+  examinee's mean recomputed on the draw).
+- **Peer score and rank**: :mod:`evaluation.examiner.peer_scores`: grades standardised
+  per examiner, the median over examiners (never one of the examinee's own family); the
+  rank is its order, with a 95% simultaneous rank set and the ranks with each examiner
+  left out.
+- **Pairwise**: :mod:`evaluation.examiner.pairwise`: a Bradley–Terry fit of every
+  comparison's two verdicts, with position and length covariates, rank sets and
+  leave-one-examiner-out moves (the ``pairwise`` record).
 - **Borda**: each (question, examiner) ranking is a voter; an examinee's points are the
   share of the others it beats (ties half), averaged over the rankings it is in.
 - **Follow-ups**: per depth, how many were asked and how many graded correct; ``depth``
@@ -25,6 +31,8 @@ import numpy as np
 from scipy import stats
 
 from evaluation.examiner.merge_sort import borda_points
+from evaluation.examiner.pairwise import pairwise_board
+from evaluation.examiner.peer_scores import grade_table, peer_board
 from evaluation.examiner.schemas import DIMENSIONS
 
 CORRECT_ACCURACY = 3  # an answer is correct when its accuracy grade is the top of the scale
@@ -70,8 +78,19 @@ def kendall_tau(a: dict[str, float], b: dict[str, float]) -> tuple[float | None,
     return (None if not np.isfinite(tau) else float(tau)), len(common)
 
 
+def families(header: dict) -> dict[str, str]:
+    """Each participant's family (the header's optional ``family`` of a model, else the
+    model itself): an examiner's grades and verdicts of its own family never count."""
+    out = {}
+    for key in ("examiners", "examinees"):
+        for entry in header.get(key) or []:
+            out[entry["model"]] = entry.get("family") or entry["model"]
+    return out
+
+
 def summarise(records: Iterable[dict], *, bootstrap: int = 1000, seed: int = 0) -> list[dict]:
-    """``summary`` records (one per examinee, best first) and one ``agreement`` record."""
+    """``summary`` records (one per examinee, best first), one ``pairwise`` record and one
+    ``agreement`` record."""
     records = list(records)
     questions = {r["id"]: r for r in records if r["kind"] == "question"}
     answers = {r["id"]: r for r in records if r["kind"] == "answer"}
@@ -79,6 +98,8 @@ def summarise(records: Iterable[dict], *, bootstrap: int = 1000, seed: int = 0) 
     if not examinees:
         examinees = sorted({a["examinee"] for a in answers.values()})
     examiners = [e["model"] for r in records if r["kind"] == "exam" for e in r["examiners"]]
+    examiners = examiners or sorted({q["examiner"] for q in questions.values()})
+    family = families(next((r for r in records if r["kind"] == "exam"), {}))
 
     main_grades: dict[str, dict[str, dict]] = defaultdict(dict)  # question -> examinee -> grade
     correct: dict[str, bool] = {}  # answer id -> graded correct by its question's examiner
@@ -112,8 +133,11 @@ def summarise(records: Iterable[dict], *, bootstrap: int = 1000, seed: int = 0) 
         overall = np.array(
             [np.nanmean(matrix[:, j]) if (~np.isnan(matrix[:, j])).any() else np.nan for j in range(len(examinees))]
         )
-    ranks = _ranks(overall)
-    mean_ci, rank_ci = bootstrap_intervals(matrix, bootstrap, seed) if question_ids else (None, None)
+    mean_ci = bootstrap_intervals(matrix, bootstrap, seed)[0] if question_ids else None
+    asked_by = {qid: questions[qid]["examiner"] for qid in question_ids}
+    overall_grades = {qid: {m: g["overall"] for m, g in main_grades[qid].items()} for qid in question_ids}
+    table = grade_table(overall_grades, asked_by, examinees, examiners, family)
+    peers = peer_board(table, bootstrap, seed)
 
     borda: dict[str, list[float]] = defaultdict(list)
     for r in records:
@@ -164,8 +188,7 @@ def summarise(records: Iterable[dict], *, bootstrap: int = 1000, seed: int = 0) 
                 "questions": len(grades),
                 "overall": _round(overall[j]),
                 "overall_ci": None if mean_ci is None or not grades else [_round(mean_ci[0, j]), _round(mean_ci[1, j])],
-                "rank": int(ranks[j]) if grades else None,
-                "rank_ci": None if rank_ci is None or not grades else [int(rank_ci[0, j]), int(np.ceil(rank_ci[1, j]))],
+                **peers[model],
                 **{dim: _round(np.mean([g[dim] for g in grades])) if grades else None for dim in DIMENSIONS},
                 "levels": {name: _round(np.mean(values)) for name, values in sorted(levels.items())},
                 "borda": _round(np.mean(borda[model])) if borda.get(model) else None,
@@ -197,4 +220,5 @@ def summarise(records: Iterable[dict], *, bootstrap: int = 1000, seed: int = 0) 
         "mean_tau": _round(np.mean(taus)) if taus else None,
         "examiner_means": {e: {m: _round(v) for m, v in sorted(o.items())} for e, o in orders.items()},
     }
-    return summaries + [agreement]
+    pairwise = pairwise_board(records, family, replicates=bootstrap, seed=seed)
+    return summaries + [pairwise, agreement]

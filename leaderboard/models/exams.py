@@ -129,6 +129,9 @@ class Exam(models.Model):
     seed = models.BigIntegerField()
     header = models.JSONField(default=dict, help_text="The document's exam line.")
     agreement = models.JSONField(default=dict, blank=True, help_text="Kendall tau between examiners (recomputed).")
+    pairwise = models.JSONField(
+        default=dict, blank=True, help_text="Bradley–Terry fit of the pairwise verdicts, rank sets (recomputed)."
+    )
     cost = models.JSONField(default=dict, blank=True, help_text="Calls, tokens and seconds, as the engine reported.")
     content_sha256 = models.CharField(max_length=64)
     source = models.CharField(max_length=300, blank=True)

@@ -31,12 +31,15 @@ def examiner_board(language: str, round_number: int | None = None) -> dict | Non
     chosen = round_number if round_number in rounds else rounds[0]
     exam = Exam.objects.get(language=language, round=chosen)
     rows = []
+    known = {}
     for result in exam.results.select_related("model"):
         s = result.summary
+        known[result.examinee] = result.model_id is not None
         rows.append(
             {
                 "examinee": result.examinee,
-                "url": model_url(result.examinee, result.model_id is not None),
+                "url": model_url(result.examinee, known[result.examinee]),
+                "moves": _moves(s.get("left_out")),
                 "summary": s,
                 "dimensions": [(name, s.get(name)) for name in DIMENSIONS],
                 "follow_ups": [
@@ -64,11 +67,41 @@ def examiner_board(language: str, round_number: int | None = None) -> dict | Non
         "follow_up_questions": exam.questions.filter(depth__gt=0).count(),
         "levels": [(name, levels.get(name, 0)) for name in LEVEL_NAMES],
         "agreement": exam.agreement,
+        "pairwise": _pairwise(exam.pairwise or {}, known),
         "cost": exam.cost,
         "dropped": sorted((m, n) for m, n in (exam.cost.get("dropped_questions") or {}).items() if n),
         "comparisons": ExamRanking.objects.filter(question__exam=exam).aggregate(n=Sum("comparisons"))["n"] or 0,
         "runs": list(ExamRun.objects.filter(language=language).order_by("-created_at")[:5]),
     }
+
+
+def _moves(left_out) -> dict:
+    """Leave-one-examiner-out ranks of one entry: the largest move and whether any left
+    its rank set."""
+    moves = left_out if isinstance(left_out, list) else []
+    return {
+        "each": moves,
+        "largest": max((abs(m.get("move") or 0) for m in moves), default=None),
+        "flagged": [m["examiner"] for m in moves if m.get("outside")],
+    }
+
+
+def _pairwise(board: dict, known: dict[str, bool]) -> dict | None:
+    """The Bradley–Terry board's rows, best first, with the fit's coefficients."""
+    entries = board.get("entries") or {}
+    if not entries:
+        return None
+    rows = [
+        {
+            "examinee": name,
+            "url": model_url(name, known.get(name, False)),
+            "fit": fit,
+            "moves": _moves(fit.get("left_out")),
+        }
+        for name, fit in entries.items()
+    ]
+    rows.sort(key=lambda r: (r["fit"].get("rank") or 10**6, r["examinee"]))
+    return {**board, "rows": rows}
 
 
 @dataclass(frozen=True)

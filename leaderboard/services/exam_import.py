@@ -233,4 +233,5 @@ def score_exam(exam: Exam) -> None:
         if s["kind"] == "summary"
     )
     exam.agreement = next((s for s in scored if s["kind"] == "agreement"), {})
-    exam.save(update_fields=["agreement"])
+    exam.pairwise = next((s for s in scored if s["kind"] == "pairwise"), {})
+    exam.save(update_fields=["agreement", "pairwise"])

@@ -49,12 +49,14 @@ def question(request, code: str, round_number: int, key: str):
 @require_safe
 def export(request, code: str, round_number: int):
     """The stored exam as a document ``python manage.py import_exam`` and the engine read,
-    followed by the recomputed ``summary`` and ``agreement`` lines."""
+    followed by the recomputed ``summary``, ``pairwise`` and ``agreement`` lines."""
     exam = Exam.objects.filter(language=code, round=round_number).first()
     if exam is None:
         raise Http404(f"No exam round {round_number} in {code!r}.")
     records = stored_records(exam)
     records += [{"kind": "summary", **r.summary} for r in exam.results.all()]
+    if exam.pairwise:
+        records.append({**exam.pairwise, "kind": "pairwise"})
     records.append({**exam.agreement, "kind": "agreement"} if exam.agreement else {"kind": "agreement", "pairs": []})
     body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
     response = HttpResponse(body, content_type="application/x-ndjson; charset=utf-8")

@@ -48,15 +48,38 @@ class ScriptedModel:
             domain = re.search(r"Domain: (.*)\.", body).group(1)
             return json.dumps({"question": f"Question {n} from {self.label} on {domain}?", "reference_answer": "Ref."})
         if schema and "overall" in schema["properties"]:
-            quality = int(re.search(r"Candidate's answer: answer of quality (\d)", body).group(1))
+            quality = int(re.search(r"\[\[BEGIN CANDIDATE ANSWER\]\]\nanswer of quality (\d)", body).group(1))
             accuracy = 3 if quality >= 3 else 1
             return json.dumps(
                 {"accuracy": accuracy, "coherence": 2, "factuality": 2, "comprehensiveness": 2, "overall": quality}
             )
         if schema and "better" in schema["properties"]:
-            first = int(re.search(r"Answer 1: answer of quality (\d)", body).group(1))
-            second = int(re.search(r"Answer 2: answer of quality (\d)", body).group(1))
+            first = int(re.search(r"\[\[BEGIN ANSWER 1\]\]\nanswer of quality (\d)", body).group(1))
+            second = int(re.search(r"\[\[BEGIN ANSWER 2\]\]\nanswer of quality (\d)", body).group(1))
             if first == second:
                 return json.dumps({"better": "1"})  # position bias on equals: the two orders disagree
             return json.dumps({"better": "1" if first > second else "2"})
         return f"answer of quality {self.quality}"
+
+
+class SubmittedExaminer(ScriptedModel):
+    """A submitted model that signs its answers; hostile, it grades every other answer
+    ``others`` and its own (recognised by the signature) ``own``, and judges every
+    comparison "the first shown is better"."""
+
+    def __init__(self, label: str, quality: int, *, hostile: bool, others: int = 1, own: int = 5):
+        super().__init__(label, quality)
+        self.hostile, self.others, self.own = hostile, others, own
+
+    def _reply(self, prompt, schema):
+        if schema is None:
+            return f"answer of quality {self.quality} signed {self.label}"
+        if not self.hostile or "reference_answer" in schema["properties"]:
+            return super()._reply(prompt, schema)
+        if "better" in schema["properties"]:
+            return json.dumps({"better": "1"})
+        overall = self.own if f"signed {self.label}" in prompt else self.others
+        scale = min(overall, 3)
+        return json.dumps(
+            {"accuracy": scale, "coherence": scale, "factuality": scale, "comprehensiveness": scale, "overall": overall}
+        )

@@ -82,7 +82,18 @@ def test_likert_means_ranks_levels_and_dimensions_by_hand(records):
     assert out[B]["overall"] == pytest.approx(4.0, abs=1e-4)
     assert out[C]["overall"] == pytest.approx(2.0, abs=1e-4)
     assert out[E1]["overall"] == 4.0 and out[E1]["questions"] == 1
-    assert [out[m]["rank"] for m in (B, E1, A, C)] == [1, 1, 3, 4]  # equal means share the better rank
+    # the rank is the peer score's: z-scores per examiner, median over examiners
+    e1 = np.array([5, 3, 1, 4, 4, 2])  # E1's grades: q1 A B C, q2 A B C
+    e2 = np.array([2, 5, 3, 4])  # E2's grades: q3 A B C E1
+    z1 = lambda *g: (np.mean(g) - e1.mean()) / e1.std()  # noqa: E731
+    z2 = lambda g: (g - e2.mean()) / e2.std()  # noqa: E731
+    expected = {A: (z1(5, 4) + z2(2)) / 2, B: (z1(3, 4) + z2(5)) / 2, C: (z1(1, 2) + z2(3)) / 2, E1: z2(4)}
+    for model, value in expected.items():
+        assert out[model]["peer_score"] == pytest.approx(value, abs=1e-4)
+    assert [out[m]["rank"] for m in (B, E1, A, C)] == [1, 2, 3, 4]
+    for model in (A, B, C, E1):
+        low, high = out[model]["rank_set"]
+        assert 1 <= low <= out[model]["rank"] <= high <= 4
     assert out[A]["levels"] == {"analysis": 4.0, "memorisation": 3.5}
     assert out[A]["accuracy"] == pytest.approx((3 + 3 + 1) / 3, abs=1e-4)
     assert out[A]["coherence"] == 2.0
