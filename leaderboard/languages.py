@@ -55,7 +55,7 @@ LANGUAGE_NAMES: dict[str, str] = {
 }
 
 # The group boards EuroEval publishes today (its ``src/leaderboards/leaderboard_configs``):
-# slug: (name, member boards). Migration 0014_h_groups writes them into the registry.
+# slug: (name, member boards). Migration 0015_language_groups writes them into the registry.
 SEED_GROUPS: dict[str, tuple[str, list[str]]] = {
     "european": (
         "European",

@@ -29,7 +29,8 @@ and of the development builds after 16.17.0 (``16.17.0.dev0``; a ``X.dev0`` buil
 after release X), where EuroEval began writing EEE (:func:`prints_standard_error`).
 Measured: the Bosnian and Albanian boards of EuroEval/leaderboards commit 01a89eb are
 reproduced to a mean absolute difference of 0.0035 and 0.0044 with this rule (0.0035 and
-0.0034 reading only ``<9.2.0`` so), 0.017 and 0.027 without it; 2025 boards (German, English) to 0.003, where the rule does not apply;
+0.0034 reading only ``<9.2.0`` so), 0.017 and 0.027 without it; 2025 boards (German,
+English) to 0.003, where the rule does not apply;
 the boards of commit b31e10f1 (2026-04-17): BENCHMARKS.md.
 
 Pure functions: no Django.

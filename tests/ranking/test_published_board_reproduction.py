@@ -11,7 +11,8 @@ half-width and 1 for a standard error (what ``±`` means on each board:
 Measured (2026-11-25): mean absolute difference 0.0029 (German, a 2025 board, 312 ranked
 entries), 0.0035 (Bosnian, a 2026 board, 203 ranked) and 0.0044 (Albanian, 2026, 195
 ranked; 0.0034 when only versionless records were read as standard errors, but the
-2026-04-17 boards need EEE-written records read so too: BENCHMARKS.md). The published rank scores are printed to two decimals, and that rounding alone
+2026-04-17 boards need EEE-written records read so too: BENCHMARKS.md). The published
+rank scores are printed to two decimals, and that rounding alone
 makes 0.0025 on average; the rest comes from the summaries being rounded too and, on the
 2026 boards, from negative iteration scores (MCC below zero), which that generator drops
 before its Welch tests and summaries cannot show. Reading every ``±`` as a 95% half-width

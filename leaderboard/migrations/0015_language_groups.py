@@ -38,5 +38,5 @@ def write_groups(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("leaderboard", "0014_h_task_choices")]
+    dependencies = [("leaderboard", "0014_task_choices")]
     operations = [migrations.RunPython(write_groups, migrations.RunPython.noop)]

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("leaderboard", "0013_exam_run_cancel"),
+        ("leaderboard", "0015_language_groups"),
     ]
 
     operations = [
