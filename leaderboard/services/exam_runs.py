@@ -289,7 +289,7 @@ def _document(payload) -> bytes:
 def apply_event(event: dict) -> bool:
     """Apply one event of the worker that holds ``event["task"]``; an event of a task the
     run no longer counts on (re-queued) is ignored."""
-    if not isinstance(event, dict) or not isinstance(event.get("run"), int):
+    if not isinstance(event, dict) or type(event.get("run")) is not int or not 0 < event["run"] < 2**31:
         raise BadExamEvent(f"not an exam event: {str(event)[:200]}")
     with transaction.atomic():
         run = ExamRun.objects.select_for_update().filter(pk=event["run"]).first()
@@ -302,7 +302,8 @@ def apply_event(event: dict) -> bool:
             run.heartbeat_at = now
         if kind == "started":
             run.status, run.started_at = ExamRunStatus.RUNNING, run.started_at or now
-            run.attempts = int(event.get("attempt") or run.attempts)
+            attempt = event.get("attempt")
+            run.attempts = attempt if type(attempt) is int and 0 < attempt < 10**6 else run.attempts
             run.stage = "loading the models"
         elif kind == "stage":
             run.stage = str(event.get("stage") or "")[:200]
@@ -312,7 +313,9 @@ def apply_event(event: dict) -> bool:
             try:
                 imported = import_exam(_document(event.get("document")), source=f"exam run {run.pk}", run=run)
             except ExamImportError as exc:
-                run.status, run.failure_reason = ExamRunStatus.FAILED, f"The exam could not be stored: {exc}"
+                logger.error("exam run %s: the document was refused: %s", run.pk, str(exc)[:2000])
+                reason = public_reason(f"The exam could not be stored: {exc}")[:4000]
+                run.status, run.failure_reason = ExamRunStatus.FAILED, reason
             else:
                 run.status, run.stage = ExamRunStatus.FINISHED, f"stored as {imported.exam.exam_id}"
             run.log_excerpt, run.finished_at = str(event.get("log") or "")[-20000:], now

@@ -8,8 +8,12 @@ way those events reach the database (each is one step of the state machine in
 
 * an event counts only for the submission's current task id, while the submission is
   pending or running (an older message, a cancelled submission: ignored);
-* a result record must name the submitted model and commit and pass the importer's
-  validation; a record already stored for the submission is not stored twice;
+* a result record is checked against the job the site kept for that task
+  (``submission_job.py``): the submitted model and commit, a planned dataset at its planned
+  version, the job's protocol and variant; then the importer's validation. A refused record
+  fails its dataset (a dataset outside the job: logged only); a record already stored for
+  the submission is not stored twice; progress and failures of datasets outside the job
+  are dropped, so no event adds a dataset to a submission;
 * a terminal event (``finished``, ``failed``) names the datasets whose records were sent
   before it, and waits (:class:`NotYet`) until each of them has arrived: the ``default``
   queue may apply events out of order.
@@ -127,12 +131,11 @@ def apply(event: dict) -> bool:
     """Apply one event; False if it no longer speaks for its submission (and was ignored).
     Raises NotYet for a terminal event whose records have not all arrived, BadEvent for
     something that is not an event."""
-    if not isinstance(event, dict) or event.get("kind") not in HANDLERS:
+    if not isinstance(event, dict) or not isinstance(event.get("kind"), str) or event["kind"] not in HANDLERS:
         raise BadEvent(f"unknown event {str(event)[:200]}")
-    try:
-        event = {**event, "submission": int(event["submission"]), "task": str(event["task"])}
-    except (KeyError, TypeError, ValueError) as exc:
-        raise BadEvent(f"an event without a submission and task: {str(event)[:200]}") from exc
+    submission, task = event.get("submission"), event.get("task")
+    if not _is_id(submission) or not isinstance(task, str) or not 0 < len(task) <= 64:
+        raise BadEvent(f"an event without a submission and task: {str(event)[:200]}")
     with transaction.atomic():
         submission = _locked(event)
         if submission is None:
@@ -144,6 +147,10 @@ def apply(event: dict) -> bool:
             return False
         HANDLERS[event["kind"]](submission, event)
         return True
+
+
+def _is_id(value) -> bool:
+    return type(value) is int and 0 < value < 2**31
 
 
 def _point_to(submission_id: int, task_id: str | None) -> None:
