@@ -71,15 +71,22 @@ def current_job(submission: Submission) -> dict | None:
     return job if job.get("task") and job.get("task") == submission.celery_task_id else None
 
 
-def check_record(submission: Submission, parsed) -> None:
-    """Raise InvalidRecord unless the parsed record (``results_import.ParsedRecord``) is
-    one the submission's job asked for."""
+def check_planned(submission: Submission, name) -> dict:
+    """The submission's current job; InvalidRecord unless it plans dataset ``name``
+    (checked before the record is even parsed)."""
     job = current_job(submission)
     if job is None:
         raise InvalidRecord("no job is kept for this submission's task; nothing from it is stored")
+    if not isinstance(name, str) or name not in job.get("datasets", []):
+        raise InvalidRecord(f"dataset {str(name)[:100]!r} is not in this submission's job")
+    return job
+
+
+def check_record(submission: Submission, parsed) -> None:
+    """Raise InvalidRecord unless the parsed record (``results_import.ParsedRecord``) is
+    one the submission's job asked for."""
+    job = check_planned(submission, parsed.dataset)
     name = parsed.dataset
-    if name not in job.get("datasets", []):
-        raise InvalidRecord(f"dataset {name!r} is not in this submission's job")
     checks = (
         ("model", parsed.model_id, job.get("model")),
         ("model commit", parsed.commit_sha, job.get("commit") or parsed.commit_sha),

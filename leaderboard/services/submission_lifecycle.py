@@ -169,6 +169,7 @@ def record_dataset(submission: Submission, record: dict, examples: bytes | None 
 
 def _store_checked(submission: Submission, record: dict, examples: bytes | None) -> str:
     """Parse the record, check it against the job, store it; returns the dataset's note."""
+    submission_job.check_planned(submission, record.get("dataset"))
     stored = {**record, "model_revision": submission.revision}
     parsed = parse_record(stored)
     submission_job.check_record(submission, parsed)
