@@ -118,10 +118,11 @@ def report_progress(submission: Submission, *, dataset: str, done: int, total: i
 
 def dataset_failed(submission: Submission, *, dataset: str, reason: str) -> None:
     dataset = _text(dataset, 200)
-    if _unplanned(submission, dataset, "dataset_failed"):
-        return
+    progress = Progress.of(submission.progress)
+    if _unplanned(submission, dataset, "dataset_failed") or progress.is_final(dataset):
+        return  # a stored result is not failed afterwards, nor a failure failed twice
     failed = DatasetProgress(DatasetState.FAILED, note=_text(reason, REASON_CHARS))
-    _set_progress(submission, Progress.of(submission.progress).with_dataset(dataset, failed))
+    _set_progress(submission, progress.with_dataset(dataset, failed))
     _save(submission, "progress", "datasets_done")
 
 
