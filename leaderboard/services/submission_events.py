@@ -34,6 +34,7 @@ from django.db import transaction
 
 from leaderboard import job_control
 from leaderboard.models import Submission
+from leaderboard.services import submission_job
 from leaderboard.services import submission_lifecycle as lifecycle
 from leaderboard.submission_progress import Progress
 
@@ -67,9 +68,14 @@ def _locked(event: dict) -> Submission | None:
 def _arrived(submission: Submission, event: dict) -> None:
     """Raise NotYet while a record sent before this terminal event has not been applied."""
     progress = Progress.of(submission.progress)
-    waiting = [str(name) for name in event.get("sent") or [] if not progress.is_final(str(name))]
+    sent = event.get("sent") if isinstance(event.get("sent"), list) else []
+    waiting = [
+        name
+        for name in sent
+        if isinstance(name, str) and submission_job.planned(submission, name) and not progress.is_final(name)
+    ]
     if waiting:
-        raise NotYet(", ".join(map(str, waiting)))
+        raise NotYet(", ".join(waiting))
 
 
 # Kinds that are only news: while the database is away they are dropped, not waited for, so

@@ -37,7 +37,8 @@ REASON_CHARS = 4_000
 
 
 def _text(value, limit: int) -> str:
-    return str(value or "")[:limit]
+    """What a worker reported, as text the database can hold: cut to ``limit``, no NUL."""
+    return str(value or "")[:limit].replace("\x00", "")
 
 
 def died_reason(attempts: int, stage: str, how: str = "died") -> str:

@@ -227,8 +227,12 @@ def test_a_thousand_fuzzed_events_during_a_real_evaluation_change_nothing_but_it
         wait_for(lambda: broker().llen("default") == 0, 120, "the default queue to drain", default)
         wait_for(lambda: "aggregate_boards" in default.text(), 60, "the boards' aggregation", default)
         wait_for(lambda: broker().llen("default") == 0 and not broker().hlen("unacked"), 60, "the queue", default)
+        log = default.text()
     finally:
         workers.stop()
+    # every hostile message was handled: dropped, ignored or refused with a reason, never a crash
+    assert "raised unexpected" not in log, log[log.find("raised unexpected") - 300 :][:3000]
+    assert log.count("is not in this submission's job") + log.count("not in its job, ignored") > 10
 
     submission.refresh_from_db()
     assert submission.status == SubmissionStatus.FINISHED, (submission.failure_reason, submission.progress)
