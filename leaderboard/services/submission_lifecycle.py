@@ -18,7 +18,7 @@ import logging
 import uuid
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import DataError, IntegrityError, transaction
 from django.utils import timezone
 
 from leaderboard import job_control
@@ -181,6 +181,9 @@ def _store_checked(submission: Submission, record: dict, examples: bytes | None)
             checked = check_examples(examples, parsed.record) if examples is not None else None
             store_record(parsed, source=source, submission=submission, examples=checked)
         return ""
+    except (DataError, IntegrityError) as exc:  # a value the database cannot hold (a NUL in text, ...)
+        first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise InvalidRecord(f"the database refused it ({first_line[:200]})") from None
     except InvalidExamples as exc:  # refused before anything was stored: the scores go alone
         logger.warning("submission %s: the examples of %s were refused: %s", submission.pk, parsed.dataset, exc)
         with transaction.atomic():

@@ -290,9 +290,11 @@ def _unavailable(missing: list[str]) -> dict[str, str]:
 def evaluation_job(submission: Submission) -> tuple[dict, Progress]:
     """(the job, the progress it starts from). The job is everything the GPU worker needs,
     so that it needs no database (issue #13.5): the model at its pinned commit, the variant,
-    the datasets still to evaluate (those stored by an earlier attempt are left out), why
-    the others cannot be, whether remote code is granted for this commit, and the starts
-    already made (the retry budget)."""
+    the protocol (this deployment's iterations and test-row limit), the datasets still to
+    evaluate (those stored by an earlier attempt are left out) with the version of each
+    to evaluate, why the others cannot be, whether remote code is granted for this commit,
+    and the starts already made (the retry budget). ``prepare_job`` keeps it on the
+    submission: the worker's records are checked against it (``submission_job.py``)."""
     from leaderboard.services.submission_job import deployment_protocol, planned_versions
 
     planned, missing = plan_datasets(submission.languages)

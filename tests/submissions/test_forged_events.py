@@ -184,13 +184,17 @@ def test_forged_records_are_refused_by_the_worker_and_move_nothing(default_worke
 
     # the record the job asked for is stored: the checks refuse forgeries, not the worker
     send(SUBMISSION_EVENT, event("record", record=good))
-    send(SUBMISSION_EVENT, event("finished", sent=["scala-da"], log=""))
+    send(SUBMISSION_EVENT, event("dataset_failed", dataset="scala-da", reason="a stored result is not failed after"))
+    # a terminal event does not wait for datasets outside the job
+    send(SUBMISSION_EVENT, event("finished", sent=["scala-da", "dane", "forged-new-ds", ["x"]], log=""))
     wait_for(
         lambda: Submission.objects.get(pk=submission.pk).status == SubmissionStatus.FINISHED,
         60,
         "the genuine record to finish the submission",
         default_worker,
     )
+    submission.refresh_from_db()
+    assert submission.progress["scala-da"] == {"state": "done"} and submission.datasets_done == 1
     evaluation = Evaluation.objects.get(submission=submission)
     assert evaluation.dataset_version.fingerprint == submission.job["versions"]["scala-da"]
     assert (evaluation.num_iterations, evaluation.test_limit, evaluation.few_shot) == (2, 8, True)
