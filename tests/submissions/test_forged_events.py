@@ -8,6 +8,7 @@ versions and languages, the exams. A pickled message is never decoded at all."""
 from __future__ import annotations
 
 import json
+import re
 import uuid
 
 import pytest
@@ -199,6 +200,13 @@ def test_forged_records_are_refused_by_the_worker_and_move_nothing(default_worke
     assert evaluation.dataset_version.fingerprint == submission.job["versions"]["scala-da"]
     assert (evaluation.num_iterations, evaluation.test_limit, evaluation.few_shot) == (2, 8, True)
     assert registry() == before_registry
+    # the boards' aggregation the finish queued runs before the test's database is emptied
+    wait_for(
+        lambda: re.search(r"aggregate_boards\[[^]]+\] succeeded", default_worker.text()),
+        120,
+        "the aggregation",
+        default_worker,
+    )
 
 
 # --- exams ---------------------------------------------------------------------------------
