@@ -105,8 +105,11 @@ class Fuzzer:
         return {"kind": kind, "submission": self.submission.pk, "task": self.task, **data}
 
     def other_task(self) -> str:
+        """A task id that is not the submission's: random, one character off, cased, padded, long."""
         rng = self.rng
-        return rng.choice([str(uuid.uuid4()), self.task[:-1] + "0", self.task.upper(), "", self.task + " ", "x" * 70])
+        off_by_one = self.task[:-1] + ("1" if self.task.endswith("0") else "0")
+        choices = [str(uuid.uuid4()), off_by_one, self.task.upper(), "", self.task + " ", "x" * 70]
+        return rng.choice([task for task in choices if task != self.task])
 
     def mutate_fields(self, event: dict) -> None:
         rng = self.rng
