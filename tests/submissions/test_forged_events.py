@@ -296,3 +296,31 @@ def test_a_pickled_message_is_refused_unread(default_worker, tmp_path, empty_gpu
     log = default_worker.text()
     assert log.count("Refusing to deserialize untrusted content of type pickle") >= 2, log[-3000:]
     assert broker().llen("default") == 0  # refused and gone, not re-delivered forever
+
+
+def test_the_workers_own_exam_document_is_the_runs(monkeypatch, empty_gpu_queue, settings):
+    """The real exam task (``run_exam_job``, scripted models in place of the loaded ones)
+    writes the document the run's check accepts: its header is built from the job."""
+    from evaluation.examiner.exam import Participant
+    from leaderboard.tasks.examination import run_exam_job
+    from tests.examiner.scripted import ScriptedModel
+
+    settings.EXAM_QUESTIONS, settings.EXAM_FOLLOW_UPS = 1, 0
+    monkeypatch.setattr(
+        "evaluation.examiner.participants.load_participant",
+        lambda model, backend, revision="", **kwargs: Participant(model, ScriptedModel(model, 3), revision),
+    )
+    for name in ("m/a", "m/b"):
+        Examiner.objects.create(model_id=name, languages=["da"])
+    run = exam_runs.start_exam_run("da")
+
+    class Applied:
+        def send(self, kind, **data):
+            exam_runs.apply_event({"kind": kind, "run": run.pk, "task": run.celery_task_id, **data})
+
+        try_send = send
+
+    assert run_exam_job(exam_runs.exam_job(run), run.celery_task_id, Applied()) == "finished"
+    run.refresh_from_db()
+    assert run.status == ExamRunStatus.FINISHED, run.failure_reason
+    assert Exam.objects.get(run=run).round == run.round
