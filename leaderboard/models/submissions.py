@@ -111,6 +111,12 @@ class Submission(models.Model):
     failure_reason = models.TextField(blank=True)
     log_excerpt = models.TextField(blank=True)
     progress = models.JSONField(default=dict, blank=True, help_text="dataset name → state")
+    job = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="The job last sent to a GPU worker (its task, model, commit, variant, planned datasets with "
+        "their versions, protocol): what that worker's events are checked against.",
+    )
     datasets_total = models.PositiveIntegerField(default=0)
     datasets_done = models.PositiveIntegerField(default=0)
     client_address = models.GenericIPAddressField(null=True, blank=True)

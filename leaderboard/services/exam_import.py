@@ -64,6 +64,8 @@ def import_exam(data: bytes, *, source: str = "", run: ExamRun | None = None) ->
         document = read_exam(lines)
     except ExamFormatError as exc:
         raise ExamImportError(str(exc)) from None
+    if run is not None:
+        check_run(document.exam, run)
     digest = hashlib.sha256(data).hexdigest()
     header = document.exam
     existing = Exam.objects.filter(exam_id=header["exam"]).first()
@@ -80,6 +82,27 @@ def import_exam(data: bytes, *, source: str = "", run: ExamRun | None = None) ->
     except IntegrityError as exc:  # a concurrent import of the same round won the race
         raise ExamImportError(f"exam {header['exam']} could not be stored: {exc}") from None
     return ExamImport(exam, created=True)
+
+
+def check_run(header: dict, run: ExamRun) -> None:
+    """Raise ExamImportError unless the document's exam line is the run's: its language,
+    round and seed, exactly the run's examiners and exactly its examinees (by model). A
+    worker's document is stored only as the round it was asked to run."""
+    wanted = (
+        ("language", header.get("language"), run.language),
+        ("round", header.get("round"), run.round),
+        ("seed", header.get("seed"), run.seed),
+        ("examiners", _model_names(header.get("examiners")), _model_names(run.examiners)),
+        ("examinees", _model_names(header.get("examinees")), _model_names(run.examinees)),
+    )
+    for what, got, expected in wanted:
+        if got != expected:
+            shown = ", ".join(sorted(got - expected)) if isinstance(got, set) else str(got)
+            raise ExamImportError(f"the document is not this run's: other {what} ({shown[:200] or 'missing'})")
+
+
+def _model_names(entries) -> set[str]:
+    return {str(e.get("model")) for e in entries if isinstance(e, dict)} if isinstance(entries, list) else set()
 
 
 def _store(document: ExamDocument, digest: str, source: str, run: ExamRun | None) -> Exam:

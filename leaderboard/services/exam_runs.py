@@ -286,10 +286,16 @@ def _document(payload) -> bytes:
         raise ExamImportError(f"the exam document cannot be decoded ({exc})") from None
 
 
+def _text(value, limit: int) -> str:
+    """What a worker reported, as text the database can hold: its last ``limit``
+    characters, no NUL."""
+    return str(value or "")[-limit:].replace("\x00", "")
+
+
 def apply_event(event: dict) -> bool:
     """Apply one event of the worker that holds ``event["task"]``; an event of a task the
     run no longer counts on (re-queued) is ignored."""
-    if not isinstance(event, dict) or not isinstance(event.get("run"), int):
+    if not isinstance(event, dict) or type(event.get("run")) is not int or not 0 < event["run"] < 2**31:
         raise BadExamEvent(f"not an exam event: {str(event)[:200]}")
     with transaction.atomic():
         run = ExamRun.objects.select_for_update().filter(pk=event["run"]).first()
@@ -302,28 +308,31 @@ def apply_event(event: dict) -> bool:
             run.heartbeat_at = now
         if kind == "started":
             run.status, run.started_at = ExamRunStatus.RUNNING, run.started_at or now
-            run.attempts = int(event.get("attempt") or run.attempts)
+            attempt = event.get("attempt")
+            run.attempts = attempt if type(attempt) is int and 0 < attempt < 10**6 else run.attempts
             run.stage = "loading the models"
         elif kind == "stage":
-            run.stage = str(event.get("stage") or "")[:200]
+            run.stage = _text(event.get("stage"), 200)
         elif kind == "heartbeat":
             pass
         elif kind == "finished":
             try:
                 imported = import_exam(_document(event.get("document")), source=f"exam run {run.pk}", run=run)
             except ExamImportError as exc:
-                run.status, run.failure_reason = ExamRunStatus.FAILED, f"The exam could not be stored: {exc}"
+                logger.error("exam run %s: the document was refused: %s", run.pk, str(exc)[:2000])
+                reason = public_reason(f"The exam could not be stored: {exc}")[:4000]
+                run.status, run.failure_reason = ExamRunStatus.FAILED, reason
             else:
                 run.status, run.stage = ExamRunStatus.FINISHED, f"stored as {imported.exam.exam_id}"
-            run.log_excerpt, run.finished_at = str(event.get("log") or "")[-20000:], now
+            run.log_excerpt, run.finished_at = _text(event.get("log"), 20000), now
         elif kind in ("failed", "gave_up"):
             reason = (
-                f"The worker died {event.get('attempt')} times while running the exam; the models may not fit."
+                f"The worker died {run.attempts} times while running the exam; the models may not fit."
                 if kind == "gave_up"
-                else public_reason(str(event.get("reason") or "unknown"))
+                else public_reason(_text(event.get("reason"), 8000) or "unknown")
             )
             run.status, run.failure_reason, run.finished_at = ExamRunStatus.FAILED, reason, now
-            run.log_excerpt = str(event.get("log") or "")[-20000:]
+            run.log_excerpt = _text(event.get("log"), 20000)
         else:
             raise BadExamEvent(f"unknown exam event {kind!r}")
         run.save()

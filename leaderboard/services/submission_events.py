@@ -8,8 +8,12 @@ way those events reach the database (each is one step of the state machine in
 
 * an event counts only for the submission's current task id, while the submission is
   pending or running (an older message, a cancelled submission: ignored);
-* a result record must name the submitted model and commit and pass the importer's
-  validation; a record already stored for the submission is not stored twice;
+* a result record is checked against the job the site kept for that task
+  (``submission_job.py``): the submitted model and commit, a planned dataset at its planned
+  version, the job's protocol and variant; then the importer's validation. A refused record
+  fails its dataset (a dataset outside the job: logged only); a record already stored for
+  the submission is not stored twice; progress and failures of datasets outside the job
+  are dropped, so no event adds a dataset to a submission;
 * a terminal event (``finished``, ``failed``) names the datasets whose records were sent
   before it, and waits (:class:`NotYet`) until each of them has arrived: the ``default``
   queue may apply events out of order.
@@ -30,6 +34,7 @@ from django.db import transaction
 
 from leaderboard import job_control
 from leaderboard.models import Submission
+from leaderboard.services import submission_job
 from leaderboard.services import submission_lifecycle as lifecycle
 from leaderboard.submission_progress import Progress
 
@@ -63,9 +68,14 @@ def _locked(event: dict) -> Submission | None:
 def _arrived(submission: Submission, event: dict) -> None:
     """Raise NotYet while a record sent before this terminal event has not been applied."""
     progress = Progress.of(submission.progress)
-    waiting = [str(name) for name in event.get("sent") or [] if not progress.is_final(str(name))]
+    sent = event.get("sent") if isinstance(event.get("sent"), list) else []
+    waiting = [
+        name
+        for name in sent
+        if isinstance(name, str) and submission_job.planned(submission, name) and not progress.is_final(name)
+    ]
     if waiting:
-        raise NotYet(", ".join(map(str, waiting)))
+        raise NotYet(", ".join(waiting))
 
 
 # Kinds that are only news: while the database is away they are dropped, not waited for, so
@@ -98,7 +108,8 @@ def _failed(submission: Submission, event: dict) -> None:
 
 
 def _count(value) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+    """A count an event reports: a whole number from 0 to a million, anything else 0."""
+    return value if type(value) is int and 0 <= value <= 10**6 else 0
 
 
 # Each kind, as a step of the state machine (services/submission_lifecycle.py).
@@ -127,12 +138,11 @@ def apply(event: dict) -> bool:
     """Apply one event; False if it no longer speaks for its submission (and was ignored).
     Raises NotYet for a terminal event whose records have not all arrived, BadEvent for
     something that is not an event."""
-    if not isinstance(event, dict) or event.get("kind") not in HANDLERS:
+    if not isinstance(event, dict) or not isinstance(event.get("kind"), str) or event["kind"] not in HANDLERS:
         raise BadEvent(f"unknown event {str(event)[:200]}")
-    try:
-        event = {**event, "submission": int(event["submission"]), "task": str(event["task"])}
-    except (KeyError, TypeError, ValueError) as exc:
-        raise BadEvent(f"an event without a submission and task: {str(event)[:200]}") from exc
+    submission, task = event.get("submission"), event.get("task")
+    if not _is_id(submission) or not isinstance(task, str) or not 0 < len(task) <= 64:
+        raise BadEvent(f"an event without a submission and task: {str(event)[:200]}")
     with transaction.atomic():
         submission = _locked(event)
         if submission is None:
@@ -144,6 +154,10 @@ def apply(event: dict) -> bool:
             return False
         HANDLERS[event["kind"]](submission, event)
         return True
+
+
+def _is_id(value) -> bool:
+    return type(value) is int and 0 < value < 2**31
 
 
 def _point_to(submission_id: int, task_id: str | None) -> None:

@@ -18,14 +18,15 @@ import logging
 import uuid
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import DataError, IntegrityError, transaction
 from django.utils import timezone
 
 from leaderboard import job_control
 from leaderboard.models import Submission, SubmissionStatus
-from leaderboard.services.example_store import InvalidExamples
+from leaderboard.services import submission_job
+from leaderboard.services.example_store import InvalidExamples, check_examples
 from leaderboard.services.record_fields import InvalidRecord
-from leaderboard.services.results_import import SkipRecord, import_record
+from leaderboard.services.results_import import SkipRecord, parse_record, store_record
 from leaderboard.submission_progress import DatasetProgress, DatasetState, Progress
 
 logger = logging.getLogger("leaderboard.submission_lifecycle")
@@ -36,7 +37,8 @@ REASON_CHARS = 4_000
 
 
 def _text(value, limit: int) -> str:
-    return str(value or "")[:limit]
+    """What a worker reported, as text the database can hold: cut to ``limit``, no NUL."""
+    return str(value or "")[:limit].replace("\x00", "")
 
 
 def died_reason(attempts: int, stage: str, how: str = "died") -> str:
@@ -68,7 +70,10 @@ def start(submission: Submission, *, attempt: int, worker: str, unavailable: dic
     submission.stage = "loading the model"
     submission.heartbeat_at = timezone.now()
     progress = Progress.of(submission.progress).with_worker(_text(worker, 200))
+    job = submission_job.current_job(submission) or {}
     for name, note in unavailable.items():
+        if name not in (job.get("unavailable") or {}):
+            continue  # the site said which datasets are unavailable; a worker adds none
         progress = progress.with_dataset(
             _text(name, 200), DatasetProgress(DatasetState.UNAVAILABLE, note=_text(note, REASON_CHARS))
         )
@@ -92,10 +97,18 @@ def heartbeat(submission: Submission, *, stage: str = "") -> None:
     _save(submission, *fields)
 
 
+def _unplanned(submission: Submission, dataset: str, kind: str) -> bool:
+    """Whether ``dataset`` is not in the submission's job (the event is then logged and dropped)."""
+    if submission_job.planned(submission, dataset):
+        return False
+    logger.warning("submission %s: a %s event for %r, not in its job, ignored", submission.pk, kind, dataset[:100])
+    return True
+
+
 def report_progress(submission: Submission, *, dataset: str, done: int, total: int) -> None:
     dataset = _text(dataset, 200)
     progress = Progress.of(submission.progress)
-    if progress.is_final(dataset):
+    if _unplanned(submission, dataset, "progress") or progress.is_final(dataset):
         return  # a late progress report for a dataset already finished
     running = DatasetProgress(DatasetState.RUNNING, done, total)
     submission.progress = progress.with_dataset(dataset, running).as_json()
@@ -106,8 +119,11 @@ def report_progress(submission: Submission, *, dataset: str, done: int, total: i
 
 def dataset_failed(submission: Submission, *, dataset: str, reason: str) -> None:
     dataset = _text(dataset, 200)
+    progress = Progress.of(submission.progress)
+    if _unplanned(submission, dataset, "dataset_failed") or progress.is_final(dataset):
+        return  # a stored result is not failed afterwards, nor a failure failed twice
     failed = DatasetProgress(DatasetState.FAILED, note=_text(reason, REASON_CHARS))
-    _set_progress(submission, Progress.of(submission.progress).with_dataset(dataset, failed))
+    _set_progress(submission, progress.with_dataset(dataset, failed))
     _save(submission, "progress", "datasets_done")
 
 
@@ -128,9 +144,12 @@ def _check_identity(record: dict, submission: Submission) -> None:
 
 def record_dataset(submission: Submission, record: dict, examples: bytes | None = None) -> None:
     """One dataset's result record: stored (once) if it is of the submitted model and commit
-    and the importer accepts it; otherwise that dataset fails with the reason. Its examples
-    (``evaluation/examples.py``) are stored with it; examples that are not the record's are
-    dropped, with a note on the dataset, and the scores are stored all the same."""
+    and what the submission's job asked for (``submission_job.check_record``: its dataset,
+    version, protocol and variant) and the importer accepts it; otherwise a planned dataset
+    fails with the reason, and a record of a dataset the job never planned is logged and
+    changes nothing. Its examples (``evaluation/examples.py``) are stored with it; examples
+    that are not the record's are dropped, with a note on the dataset, and the scores are
+    stored all the same."""
     name = _text(record.get("dataset"), 200)
     progress = Progress.of(submission.progress)
     if (progress.get(name) or DatasetProgress(DatasetState.PENDING)).state == DatasetState.DONE:
@@ -138,24 +157,38 @@ def record_dataset(submission: Submission, record: dict, examples: bytes | None 
         return
     try:
         _check_identity(record, submission)
-        note = ""
-        stored = {**record, "model_revision": submission.revision}
-        source = f"submission:{submission.pk}"
-        try:
-            with transaction.atomic():  # a savepoint: a refused record leaves the row's lock and progress
-                import_record(stored, source=source, submission=submission, examples=examples)
-        except InvalidExamples as exc:  # refused before anything was stored: the scores go alone
-            note = _text(f"stored without its examples: {exc}", REASON_CHARS)
-            logger.warning("submission %s: the examples of %s were refused: %s", submission.pk, name, exc)
-            with transaction.atomic():
-                import_record(stored, source=source, submission=submission)
+        note = _store_checked(submission, record, examples)
         state = DatasetProgress(DatasetState.DONE, note=note)
         logger.info("submission %s: stored %s", submission.pk, name)
     except (InvalidRecord, SkipRecord) as exc:
         state = DatasetProgress(DatasetState.FAILED, note=_text(f"its result was refused: {exc}", REASON_CHARS))
-        logger.error("submission %s: the record of %s was refused: %s", submission.pk, name, exc)
+        logger.error("submission %s: the record of %s was refused: %s", submission.pk, name[:100], exc)
+    if not submission_job.planned(submission, name):
+        return  # nothing to fail: the submission has no such dataset, and no event adds one
     _set_progress(submission, progress.with_dataset(name, state))
     _save(submission, "progress", "datasets_done")
+
+
+def _store_checked(submission: Submission, record: dict, examples: bytes | None) -> str:
+    """Parse the record, check it against the job, store it; returns the dataset's note."""
+    submission_job.check_planned(submission, record.get("dataset"))
+    stored = {**record, "model_revision": submission.revision}
+    parsed = parse_record(stored)
+    submission_job.check_record(submission, parsed)
+    source = f"submission:{submission.pk}"
+    try:
+        with transaction.atomic():  # a savepoint: a refused record leaves the row's lock and progress
+            checked = check_examples(examples, parsed.record) if examples is not None else None
+            store_record(parsed, source=source, submission=submission, examples=checked)
+        return ""
+    except (DataError, IntegrityError) as exc:  # a value the database cannot hold (a NUL in text, ...)
+        first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise InvalidRecord(f"the database refused it ({first_line[:200]})") from None
+    except InvalidExamples as exc:  # refused before anything was stored: the scores go alone
+        logger.warning("submission %s: the examples of %s were refused: %s", submission.pk, parsed.dataset, exc)
+        with transaction.atomic():
+            store_record(parsed, source=source, submission=submission)
+        return _text(f"stored without its examples: {exc}", REASON_CHARS)
 
 
 def _close(submission: Submission, status: str, reason: str, log: str) -> None:

@@ -293,20 +293,29 @@ def _unavailable(missing: list[str]) -> dict[str, str]:
 def evaluation_job(submission: Submission) -> tuple[dict, Progress]:
     """(the job, the progress it starts from). The job is everything the GPU worker needs,
     so that it needs no database (issue #13.5): the model at its pinned commit, the variant,
-    the datasets still to evaluate (those stored by an earlier attempt are left out), why
-    the others cannot be, whether remote code is granted for this commit, and the starts
-    already made (the retry budget)."""
+    the protocol (this deployment's iterations and test-row limit), the datasets still to
+    evaluate (those stored by an earlier attempt are left out) with the version of each
+    to evaluate, why the others cannot be, whether remote code is granted for this commit,
+    and the starts already made (the retry budget). ``prepare_job`` keeps it on the
+    submission: the worker's records are checked against it (``submission_job.py``)."""
+    from leaderboard.services.submission_job import deployment_protocol, planned_versions
+
     planned, missing = plan_datasets(submission.languages)
     stored = set(submission.evaluations.filter(num_iterations__gt=0).values_list("dataset__name", flat=True))
-    todo = [name for name in planned if name not in stored]
-    unavailable = _unavailable(missing)
+    versions, refused = planned_versions([name for name in planned if name not in stored])
+    planned = [name for name in planned if name not in refused]
+    unavailable = {**_unavailable(missing), **refused}
     job = {
         "submission": submission.pk,
         "model": submission.model.model_id,
         "revision": submission.commit_sha or submission.revision,
+        "commit": submission.commit_sha,
         "few_shot": submission.few_shot,
+        "validation_split": False,
         "trust_remote_code": submission.model.allows_remote_code(submission.commit_sha),
-        "datasets": todo,
+        "datasets": [name for name in planned if name not in stored],
+        "versions": versions,  # dataset → the fingerprint of the version to evaluate
+        "protocol": deployment_protocol(),
         "stored": sorted(stored & set(planned)),
         "unavailable": unavailable,
         "attempts": submission.attempts,
@@ -315,14 +324,18 @@ def evaluation_job(submission: Submission) -> tuple[dict, Progress]:
 
 
 def prepare_job(submission_id: int, task_id: str) -> dict:
-    """The job of ``task_id``, with the submission's progress reset to it and ``task_id``
-    made the one the workers obey (``job_control``)."""
+    """The job of ``task_id``, kept on the submission (its worker's events are checked
+    against it, ``services/submission_job.py``), with the submission's progress reset to it
+    and ``task_id`` made the one the workers obey (``job_control``)."""
     from leaderboard import job_control
 
     submission = Submission.objects.select_related("model").get(pk=submission_id)
     job, progress = evaluation_job(submission)
     Submission.objects.filter(pk=submission_id, celery_task_id=task_id).update(
-        progress=progress.as_json(), datasets_total=progress.total, datasets_done=progress.done
+        progress=progress.as_json(),
+        datasets_total=progress.total,
+        datasets_done=progress.done,
+        job={**job, "task": task_id},
     )
     job_control.set_current(submission_id, task_id)
     return job

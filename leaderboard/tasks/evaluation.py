@@ -64,15 +64,18 @@ class LogBuffer(logging.Handler):
 
 
 def _evaluation_settings(job: dict):
-    """The engine's settings: the model at the submission's pinned commit, remote code only
+    """The engine's settings: the model at the submission's pinned commit, the job's
+    protocol and variant (the site checks each record against them), remote code only
     where an administrator granted it for that commit (decided by the site, in the job)."""
     from evaluation.runner import EvaluationSettings
 
+    protocol = job.get("protocol") if isinstance(job.get("protocol"), dict) else {}
     return EvaluationSettings(
         revision=job["revision"],
         few_shot=bool(job["few_shot"]),
-        iterations=settings.EVALUATION_ITERATIONS,
-        limit=settings.EVALUATION_TEST_LIMIT,
+        validation_split=job.get("validation_split") is True,
+        iterations=int(protocol.get("iterations") or settings.EVALUATION_ITERATIONS),
+        limit=protocol.get("limit", settings.EVALUATION_TEST_LIMIT),
         backend=settings.EVALUATION_BACKEND,
         trust_remote_code=job.get("trust_remote_code") is True,
         data_dir=str(settings.DATA_DIR),

@@ -23,7 +23,7 @@ ARRIVAL_PAUSE = 2.0
 def apply_submission_event(self, event: dict) -> bool:
     """Apply one event of a GPU worker; a database restart is ridden out (``with_db_retry``),
     except by news (progress, heartbeats), which is dropped instead."""
-    kind = event.get("kind") if isinstance(event, dict) else None
+    kind = event.get("kind") if isinstance(event, dict) and isinstance(event.get("kind"), str) else None
     try:
         if kind in submission_events.BEST_EFFORT:
             applied = []

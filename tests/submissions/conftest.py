@@ -37,6 +37,13 @@ def datasets(db, shared_datasets_dir):
 
 
 @pytest.fixture(autouse=True)
+def workers_protocol(settings):
+    """The protocol a job asks for is the site's (``submission_job.deployment_protocol``):
+    the one the test workers are started with (``worker.Worker``: 2 iterations, 8 test rows)."""
+    settings.EVALUATION_ITERATIONS, settings.EVALUATION_TEST_LIMIT = 2, 8
+
+
+@pytest.fixture(autouse=True)
 def clean_rate_limit():
     """Every test starts with no submissions counted for the test client's address."""
     for address in ("127.0.0.1", "10.0.0.1", "10.0.0.2", "unknown"):

@@ -18,6 +18,7 @@ from leaderboard.tasks.evaluation import run_submission
 from tests.support.in_process import RecordedEvents, evaluate_in_process, new_task
 
 from .conftest import SMOL
+from .records import planned_record
 
 pytestmark = pytest.mark.django_db
 
@@ -120,7 +121,7 @@ def test_a_record_of_another_model_or_commit_is_refused_and_a_repeat_is_stored_o
     submission.refresh_from_db()
     assert "not the submitted commit" in submission.progress["scala-da"]["note"]
 
-    good = {**SCALA_RECORD, "model_commit": "a" * 40}
+    good = planned_record(submission)
     for _ in range(2):  # a re-delivered event
         submission_events.apply(event(submission, "record", record=good))
     submission.refresh_from_db()
@@ -135,8 +136,8 @@ def test_examples_that_are_not_the_records_leave_the_scores_stored_with_a_note(s
     submission = Submission.objects.create(model=model, languages=["da"], commit_sha="a" * 40)
     prepare_job(submission.pk, new_task(submission))
     submission_events.apply(event(submission, "started", attempt=1))
-    record = {**SCALA_RECORD, "model_commit": "a" * 40, "iterations": 2, "limit": 4}
-    wrong = encode_examples([])  # no example, where 2 iterations of 4 rows make 8 draws
+    record = planned_record(submission)
+    wrong = encode_examples([])  # no example, where 2 iterations of 8 rows make 16 draws
     submission_events.apply(event(submission, "record", record=record, examples=base64.b64encode(wrong).decode()))
     submission.refresh_from_db()
     assert submission.progress["scala-da"]["state"] == "done"
@@ -153,7 +154,7 @@ def test_a_terminal_event_waits_for_the_records_sent_before_it(scala_only, model
         submission_events.apply(finished)  # the default queue applied it before the record
     submission.refresh_from_db()
     assert submission.status == SubmissionStatus.RUNNING
-    submission_events.apply(event(submission, "record", record=SCALA_RECORD))
+    submission_events.apply(event(submission, "record", record=planned_record(submission)))
     assert submission_events.apply(finished) is True
     submission.refresh_from_db()
     assert submission.status == SubmissionStatus.FINISHED and submission.log_excerpt == "the log"
