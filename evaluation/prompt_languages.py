@@ -407,3 +407,23 @@ TABLE: dict[str, dict] = {
 ALIASES = {"no": "nb", "nn": "nb", "dk": "da", "se": "sv"}
 
 LANGUAGES: dict[str, LanguagePrompts] = {code: LanguagePrompts.from_table(code, entry) for code, entry in TABLE.items()}
+
+
+class _AnyTask(dict):
+    """Every task's texts are the bare document (no prompt words)."""
+
+    def __missing__(self, name: str) -> TaskPrompt:
+        return TaskPrompt(prefix="", doc="", label="", instruction="{doc}")
+
+
+DATASET_TEXT = LanguagePrompts(
+    code="",
+    or_word="/",
+    ner_and="/",
+    labels=MappingProxyType({}),
+    ner_tags=MappingProxyType({tag: tag for tag in ("PER", "LOC", "ORG", "MISC")}),
+    choices="choices",  # the dataset's own field names, not prompt words
+    question="question",
+    tasks=_AnyTask(),
+)
+"""The rows as the dataset spells them: what encoders, which need no prompts, show."""
