@@ -39,8 +39,8 @@ def language_table(code: str) -> LanguagePrompts:
         return LANGUAGES[code]
     except KeyError:
         raise UnsupportedLanguage(
-            f"no prompts for language {code!r}; add it to evaluation/prompt_languages.py "
-            f"(known: {', '.join(sorted(LANGUAGES))})"
+            f"no prompts for language {code!r}; add evaluation/prompt_texts/{code}.json "
+            f"(see evaluation/prompt_languages.py; known: {', '.join(sorted(LANGUAGES))})"
         ) from None
 
 
