@@ -77,9 +77,40 @@ def test_language_table_alias_and_unknown():
         language_table("xx")
 
 
-EUROEVAL_LANGUAGES = (
-    "sq be bs bg ca hr cs da nl en et fo fi fr de el hu is it lv lt lb nb pl pt ro sr sk sl es sv uk".split()
-)
+EUROEVAL_LANGUAGES = [
+    "sq",
+    "be",
+    "bs",
+    "bg",
+    "ca",
+    "hr",
+    "cs",
+    "da",
+    "nl",
+    "en",
+    "et",
+    "fo",
+    "fi",
+    "fr",
+    "de",
+    "el",
+    "hu",
+    "is",
+    "it",
+    "lv",
+    "lt",
+    "lb",
+    "nb",
+    "pl",
+    "pt",
+    "ro",
+    "sr",
+    "sk",
+    "sl",
+    "es",
+    "sv",
+    "uk",
+]
 
 
 def test_every_euroeval_language_has_prompts_named_as_the_board_registry_names_it():
