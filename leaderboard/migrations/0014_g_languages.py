@@ -1,4 +1,4 @@
-from django.db import migrations
+from django.db import migrations, models
 
 NEW_LANGUAGES = {"be": "Belarusian", "bs": "Bosnian"}  # EuroEval languages 0002 did not seed
 
@@ -11,4 +11,26 @@ def seed(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [("leaderboard", "0013_exam_run_cancel")]
-    operations = [migrations.RunPython(seed, migrations.RunPython.noop)]
+    operations = [
+        migrations.RunPython(seed, migrations.RunPython.noop),
+        migrations.AlterField(
+            model_name="dataset",
+            name="task",
+            field=models.CharField(
+                choices=[
+                    ("sentiment-classification", "Sentiment classification"),
+                    ("linguistic-acceptability", "Linguistic acceptability"),
+                    ("named-entity-recognition", "Named-entity recognition"),
+                    ("reading-comprehension", "Reading comprehension"),
+                    ("knowledge", "Knowledge"),
+                    ("common-sense-reasoning", "Common-sense reasoning"),
+                    ("summarization", "Summarization"),
+                    ("simplification", "Simplification"),
+                    ("topic-classification", "Topic classification"),
+                    ("instruction-following", "Instruction following"),
+                    ("european-values", "European values"),
+                ],
+                max_length=40,
+            ),
+        ),
+    ]
