@@ -24,12 +24,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from evaluation.answer_formats import NER_TYPES
-from evaluation.prompt_languages import ALIASES, LANGUAGES, LanguagePrompts, TaskPrompt
+from evaluation.errors import EvaluationError
+from evaluation.prompt_languages import ALIASES, DATASET_TEXT, LANGUAGES, LanguagePrompts, TaskPrompt
 from evaluation.tasks import engine_task
 
 
-class UnsupportedLanguage(ValueError):
-    pass
+class UnsupportedLanguage(EvaluationError, ValueError):
+    """A language (or a task or label word in it) that has no prompt texts."""
 
 
 def language_table(code: str) -> LanguagePrompts:
@@ -38,18 +39,23 @@ def language_table(code: str) -> LanguagePrompts:
         return LANGUAGES[code]
     except KeyError:
         raise UnsupportedLanguage(
-            f"no prompts for language {code!r}; add it to evaluation/prompt_languages.py "
-            f"(known: {', '.join(sorted(LANGUAGES))})"
+            f"no prompts for language {code!r}; add evaluation/prompt_texts/{code}.json "
+            f"(see evaluation/prompt_languages.py; known: {', '.join(sorted(LANGUAGES))})"
         ) from None
 
 
 @dataclass
 class TaskFormat:
     """How rows of one task in one language become prompt text and labels; what depends on
-    the task comes from its kind (:mod:`evaluation.task_kinds`)."""
+    the task comes from its kind (:mod:`evaluation.task_kinds`).
+
+    ``language=None`` gives the dataset's own text with no prompt words (labels as the
+    dataset spells them): what an encoder's per-example evidence shows, in any language.
+    Building a format for a language checks everything its prompts need (the task's texts,
+    a word for every label) and raises :class:`UnsupportedLanguage` naming what is missing."""
 
     task: str
-    language: str
+    language: str | None
     labels: tuple[str, ...] = ()  # canonical labels of classification datasets
     table: LanguagePrompts = field(init=False)
     texts: TaskPrompt = field(init=False)
@@ -58,9 +64,35 @@ class TaskFormat:
         spec = engine_task(self.task)
         self.task = spec.name
         self.kind = spec.kind
-        self.table = language_table(self.language)
-        self.texts = self.table.task(self.task)
         self.labels = tuple(self.labels) or spec.default_labels
+        if self.language is None:
+            self.table = DATASET_TEXT
+            self.texts = DATASET_TEXT.task(self.task)
+            return
+        self.table = language_table(self.language)
+        try:
+            self.texts = self.table.task(self.task)
+        except KeyError as exc:
+            raise UnsupportedLanguage(exc.args[0]) from None
+        self._check_label_words()
+
+    @classmethod
+    def dataset_text(cls, task: str, labels: tuple[str, ...] = ()) -> TaskFormat:
+        """The rows as the dataset's own text: no prompts needed (encoders)."""
+        return cls(task, None, labels)
+
+    def _check_label_words(self) -> None:
+        if not self.kind.label_based:
+            return
+        missing = [
+            label for label in self.canonical_labels() if isinstance(label, str) and label not in self.table.labels
+        ]
+        if missing:
+            raise UnsupportedLanguage(
+                f"language {self.table.code!r} has no word for the {self.task} label(s) "
+                f'{", ".join(map(repr, missing))}; add them to the "labels" of '
+                f"evaluation/prompt_texts/{self.table.code}.json"
+            )
 
     # --- label words -------------------------------------------------------------------
     @property

@@ -93,6 +93,7 @@ def evaluate_model(
         raise EvaluationError("limit must be a positive number of test rows")
     info = resolve_model(model_id, settings.revision, allow_remote_code=settings.trust_remote_code)
     loaded = _load_datasets(dataset_names, settings, on_dataset_error)  # before loading weights
+    loaded = _ready_datasets(info, loaded, on_dataset_error)  # prompts, labels, heads: before any weights
     if not loaded:
         return []
     if info.model_type == "encoder":
@@ -129,6 +130,38 @@ def _load_datasets(
                 raise
             on_error(name, str(exc))
     return loaded
+
+
+def check_dataset_ready(info: ModelInfo, dataset: LoadedDataset) -> None:
+    """Raise an :class:`EvaluationError` saying what is missing if ``info``'s model cannot be
+    evaluated on ``dataset``: an encoder needs a head for the task (no prompts: it reads the
+    dataset's own text); a decoder needs prompts for the dataset's language and task and a
+    word for each of its labels. Called for every dataset before any model is loaded."""
+    ds_info = dataset.info
+    if info.model_type == "encoder":
+        from evaluation.finetune import check_task_supported
+
+        check_task_supported(ds_info.task)
+        return
+    TaskFormat(engine_task(ds_info.task).name, _prompt_language(ds_info), ds_info.labels)
+
+
+def _prompt_language(ds_info) -> str:
+    return ds_info.languages[0] if ds_info.languages else "en"
+
+
+def _ready_datasets(info: ModelInfo, loaded: list[LoadedDataset], on_error: DatasetErrorFn | None) -> list:
+    ready = []
+    for dataset in loaded:
+        try:
+            check_dataset_ready(info, dataset)
+        except EvaluationError as exc:
+            if on_error is None:
+                raise
+            on_error(dataset.info.name, str(exc))
+            continue
+        ready.append(dataset)
+    return ready
 
 
 def _evaluate_encoder(info, loaded, settings, on_record, on_progress) -> list[dict]:
@@ -172,7 +205,7 @@ def _evaluate_encoder(info, loaded, settings, on_record, on_progress) -> list[di
         )
         if settings.output_dir:
             spec = get_task(ds_info.task)
-            fmt = TaskFormat(spec.name, ds_info.languages[0] if ds_info.languages else "en", ds_info.labels)
+            fmt = TaskFormat.dataset_text(spec.name, ds_info.labels)  # encoders need no prompts
             examples = build_examples(spec.kind, fmt, rows, answers, split=eval_split)
             record["examples_file"] = str(write_examples(Path(settings.output_dir), record, examples))
         records.append(record)
@@ -202,8 +235,7 @@ def evaluate_dataset(
     cache = cache if cache is not None else OutputCache()
     ds_info = dataset.info
     spec = engine_task(ds_info.task)
-    language = ds_info.languages[0] if ds_info.languages else "en"
-    fmt = TaskFormat(spec.name, language, ds_info.labels)
+    fmt = TaskFormat(spec.name, _prompt_language(ds_info), ds_info.labels)
     eval_split = "val" if settings.validation_split else "test"
     rows = dataset.splits[eval_split][: settings.limit] if settings.limit else dataset.splits[eval_split]
     if not rows:

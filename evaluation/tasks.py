@@ -117,6 +117,26 @@ TASKS: dict[str, TaskSpec] = {
             "summarization", FREE_GENERATION, "chrf3pp", "rouge_l", 1, 256, "Summarization", "Summarization", "nlg"
         ),
         TaskSpec("simplification", REWRITING, "meteor", "sari", 3, 256, "Simplification", "Simplification", "nlg"),
+        # Topic classification (SIB-200's seven topics); labels are the dataset's own words.
+        TaskSpec(
+            "topic-classification",
+            LABEL_SCORING,
+            "mcc",
+            "macro_f1",
+            12,
+            10,
+            "Topic classification",
+            "Topic",
+            default_labels=(
+                "science/technology",
+                "travel",
+                "politics",
+                "sports",
+                "health",
+                "entertainment",
+                "geography",
+            ),
+        ),
         # Imported from EuroEval results; Glossa's engine does not evaluate these.
         TaskSpec(
             "instruction-following",

@@ -13,7 +13,9 @@ from __future__ import annotations
 BOARD_OF_CODE: dict[str, str] = {"nb": "no", "nn": "no"}
 
 LANGUAGE_NAMES: dict[str, str] = {
+    "be": "Belarusian",
     "bg": "Bulgarian",
+    "bs": "Bosnian",
     "ca": "Catalan",
     "cs": "Czech",
     "cy": "Welsh",

@@ -29,7 +29,7 @@ from evaluation.datasets import discover  # noqa: E402
 from evaluation.errors import EvaluationError  # noqa: E402
 from evaluation.finetune import check_task_supported  # noqa: E402
 from evaluation.models import BUNDLED  # noqa: E402
-from leaderboard.board_registry import boards_of  # noqa: E402
+from leaderboard.languages import default_board  # noqa: E402
 
 DATA_DIR = REPO / "data" / "datasets"
 OUTPUT_DIR = REPO / "data" / "results" / "suite"
@@ -45,7 +45,8 @@ def datasets_for(model_id: str) -> list[str]:
     names = []
     for info in discover(DATA_DIR):
         if BUNDLED[model_id].info.model_type == "encoder":
-            if not set(boards_of(info.languages).values()) & ENCODER_BOARDS or info.task in ENCODER_SKIPPED_TASKS:
+            boards = {default_board(code) for code in info.languages}
+            if not boards & ENCODER_BOARDS or info.task in ENCODER_SKIPPED_TASKS:
                 continue
             try:
                 check_task_supported(info.task)
@@ -58,9 +59,9 @@ def datasets_for(model_id: str) -> list[str]:
 def command(model_id: str, only: list[str] | None = None, part: str | None = None) -> list[str]:
     output = OUTPUT_DIR / f"{model_id.replace('/', '--')}{f'.{part}' if part else ''}.jsonl"
     cmd = [".venv/bin/python", "-m", "evaluation", "run", "--model", model_id]
-    for name in datasets_for(model_id):
-        if not only or name in only:
-            cmd += ["--dataset", name]
+    available = datasets_for(model_id)
+    for name in [n for n in only if n in available] if only else available:  # --dataset order is kept
+        cmd += ["--dataset", name]
     cmd += [
         "--iterations",
         str(DEMO_PROTOCOL["iterations"]),

@@ -1,14 +1,16 @@
 """Prompt rendering in both styles, every language, label words, NER mapping, truncation."""
 
 import json
+from pathlib import Path
 
 import pytest
 
 from evaluation.answer_formats import bio_to_entities, entities_to_bio, ner_json_schema
-from evaluation.prompt_languages import LANGUAGES
+from evaluation.prompt_languages import LANGUAGES, NAMES, read_language_file
 from evaluation.prompts import TaskFormat, fit_prompt, language_table
 from evaluation.tasks import ENGINE_TASKS
 
+REPO = Path(__file__).resolve().parents[2]
 ROWS = {
     "sentiment-classification": {"text": "Godt arbejde", "label": "positive"},
     "linguistic-acceptability": {"text": "Han går hjem", "label": "correct"},
@@ -23,6 +25,7 @@ ROWS = {
     "common-sense-reasoning": {"question": "Hun tog", "choices": ["a", "b", "c", "d"], "label": 3},
     "summarization": {"text": "Lang tekst.", "target_text": "Kort."},
     "simplification": {"text": "En indviklet sætning.", "target_text": ["En let sætning.", "Let."]},
+    "topic-classification": {"text": "Holdet vandt kampen.", "label": "sports"},
 }
 
 
@@ -70,8 +73,82 @@ def test_every_language_renders_every_task(code, task):
 
 def test_language_table_alias_and_unknown():
     assert language_table("no") is LANGUAGES["nb"]
-    with pytest.raises(ValueError, match="prompt_languages"):
+    with pytest.raises(ValueError, match="prompt_texts"):
         language_table("xx")
+
+
+EUROEVAL_LANGUAGES = [
+    "sq",
+    "be",
+    "bs",
+    "bg",
+    "ca",
+    "hr",
+    "cs",
+    "da",
+    "nl",
+    "en",
+    "et",
+    "fo",
+    "fi",
+    "fr",
+    "de",
+    "el",
+    "hu",
+    "is",
+    "it",
+    "lv",
+    "lt",
+    "lb",
+    "nb",
+    "pl",
+    "pt",
+    "ro",
+    "sr",
+    "sk",
+    "sl",
+    "es",
+    "sv",
+    "uk",
+]
+
+
+def test_every_euroeval_language_has_prompts_named_as_the_board_registry_names_it():
+    from leaderboard.languages import LANGUAGE_NAMES
+
+    assert sorted(EUROEVAL_LANGUAGES) == sorted(LANGUAGES)
+    assert {code: NAMES[code] for code in LANGUAGES} == {code: LANGUAGE_NAMES[code] for code in LANGUAGES}
+
+
+@pytest.mark.parametrize("code", sorted(LANGUAGES))
+def test_label_words_are_distinct_and_every_task_label_has_one(code):
+    table = LANGUAGES[code]
+    for spec in ENGINE_TASKS.values():
+        words = [table.labels[label] for label in spec.default_labels]
+        assert len(set(words)) == len(words), (code, spec.name, words)
+
+
+def test_every_dataset_of_the_data_pack_has_prompts_for_its_language_and_task():
+    """A language that lacks a prompt (or a label word) one of its datasets needs fails here."""
+    from evaluation.datasets import discover
+
+    found = discover(REPO / "data" / "datasets")
+    assert len(found.datasets) >= 19
+    assert not found.refused
+    for info in found:
+        for language in info.languages:
+            TaskFormat(info.task, language, info.labels)
+
+
+def test_a_task_may_share_another_tasks_texts_and_a_bad_reference_fails(tmp_path):
+    assert LANGUAGES["pl"].task("common-sense-reasoning") == LANGUAGES["pl"].task("knowledge")
+    path = tmp_path / "xx.json"
+    path.write_text(json.dumps({"code": "xx", "tasks": {"knowledge": "summarization"}}), encoding="utf-8")
+    with pytest.raises(ValueError, match="refers to 'summarization'"):
+        read_language_file(path)
+    path.write_text(json.dumps({"code": "yy"}), encoding="utf-8")
+    with pytest.raises(ValueError, match="not the file's name"):
+        read_language_file(path)
 
 
 def test_multiple_choice_letters():

@@ -1,0 +1,107 @@
+"""Build the data pack's dataset folders from their pinned sources.
+
+    python -m scripts.datasets.build                       # every folder, sources from /work/.mirror
+    python -m scripts.datasets.build scala-pl sib200-pl    # some folders
+    python -m scripts.datasets.build --fixtures tests/fixtures/dataset_sources scala-sv   # from test fixtures
+    python -m scripts.datasets.build --write-fixtures DIR scala-sv   # also save the source lines used
+
+Sources are read from bare git mirrors (``--mirror``, one ``<owner>+<name>/repo`` per
+repository, as the ``fetch`` tool or ``git clone --mirror`` leaves them) at the commits in
+:mod:`scripts.datasets.sources`. Every choice is seeded by the items themselves
+(:mod:`scripts.datasets.sampling`), so a run writes the same bytes as the last one, and a
+fixture holding only the source lines a folder used rebuilds that folder exactly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from scripts.datasets import scala, sib200
+from scripts.datasets.source_files import FixtureFiles, MirrorFiles
+from scripts.datasets.sources import SCALA, SIB200, SIB_CITATION, SIB_COMMIT, SIB_LICENSE, SIB_REPO, UD_CITATION
+
+REPO = Path(__file__).resolve().parents[2]
+SPLITS = ("train", "val", "test")
+
+
+def write_folder(out: Path, meta: dict, rows: dict[str, list[dict]]) -> Path:
+    folder = out / meta["name"]
+    folder.mkdir(parents=True, exist_ok=True)
+    meta = {**meta, "splits": {split: len(rows[split]) for split in SPLITS}}
+    (folder / "dataset.json").write_text(json.dumps(meta, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    for split in SPLITS:
+        lines = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows[split])
+        (folder / f"{split}.jsonl").write_text(lines, encoding="utf-8")
+    return folder
+
+
+def build_scala(name: str, files_from, out: Path, fixtures: FixtureFiles | None = None) -> Path:
+    tb = SCALA[name]
+    data = {path: files_from.read(tb.repo, tb.commit, path) for path in tb.files}
+    rows, used, counts = scala.build(data, tb.nouns_capitalised)
+    if fixtures is not None:
+        blocks = {s.block for s in used}
+        for path, raw in data.items():
+            kept = [s.block for s in scala.read_sentences(raw) if s.block in blocks]
+            fixtures.write(tb.repo, path, ("\n\n".join(kept) + "\n\n").encode("utf-8"))
+    meta = {
+        "name": name,
+        "language": tb.code,
+        "task": "linguistic-acceptability",
+        "labels": ["correct", "incorrect"],
+        "source": f"github.com/{tb.repo} @ {tb.commit}: {', '.join(tb.files)}",
+        "license": tb.license,
+        "citation": UD_CITATION.format(treebank=tb.name),
+        "description": scala.describe(tb.language, tb.name, list(tb.files), rows, counts, tb.nouns_capitalised),
+    }
+    return write_folder(out, meta, rows)
+
+
+def build_sib(name: str, files_from, out: Path, fixtures: FixtureFiles | None = None) -> Path:
+    lang = SIB200[name]
+    data = {path.rsplit("/", 1)[1]: files_from.read(SIB_REPO, SIB_COMMIT, path) for path in lang.files}
+    rows, used = sib200.build(data)
+    if fixtures is not None:
+        for path in lang.files:
+            lines = ["index_id\tcategory\ttext", *used[path.rsplit("/", 1)[1]]]
+            fixtures.write(SIB_REPO, path, ("\n".join(lines) + "\n").encode("utf-8"))
+    meta = {
+        "name": name,
+        "language": lang.code,
+        "task": "topic-classification",
+        "labels": list(sib200.LABELS),
+        "source": f"github.com/{SIB_REPO} @ {SIB_COMMIT}: {', '.join(lang.files)}",
+        "license": SIB_LICENSE,
+        "citation": SIB_CITATION,
+        "description": sib200.describe(lang.language, lang.flores, [p.rsplit("/", 1)[1] for p in lang.files], rows),
+    }
+    return write_folder(out, meta, rows)
+
+
+BUILDERS = {**dict.fromkeys(SCALA, build_scala), **dict.fromkeys(SIB200, build_sib)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", help="folders to build (default: all)")
+    parser.add_argument("--mirror", type=Path, default=Path("/work/.mirror"), help="bare git mirrors")
+    parser.add_argument("--fixtures", type=Path, help="read sources from this fixture folder instead")
+    parser.add_argument("--out", type=Path, default=REPO / "data" / "datasets")
+    parser.add_argument("--write-fixtures", type=Path, help="also write the source lines used here")
+    args = parser.parse_args(argv)
+    unknown = [n for n in args.names if n not in BUILDERS]
+    if unknown:
+        parser.error(f"unknown dataset(s) {', '.join(unknown)}; known: {', '.join(sorted(BUILDERS))}")
+    files_from = FixtureFiles(args.fixtures) if args.fixtures else MirrorFiles(args.mirror)
+    fixtures = FixtureFiles(args.write_fixtures) if args.write_fixtures else None
+    for name in args.names or sorted(BUILDERS):
+        folder = BUILDERS[name](name, files_from, args.out, fixtures)
+        print(f"{folder}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

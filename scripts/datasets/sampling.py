@@ -1,0 +1,46 @@
+"""Seeded choices that depend only on the item they are about, so that a pool's sample is
+the same whether it is drawn from the full source or from a fixture holding just the items
+that were used (what makes the builders' tests byte-exact on small fixtures)."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+SEED = 4242
+
+
+def item_key(text: str, purpose: str = "order", seed: int = SEED) -> bytes:
+    """A stable pseudo-random sort key of ``text``."""
+    return hashlib.sha256(f"{seed}\x00{purpose}\x00{text}".encode()).digest()
+
+
+def item_rng(text: str, purpose: str, seed: int = SEED) -> random.Random:
+    """A generator of its own for decisions about ``text``."""
+    return random.Random(int.from_bytes(item_key(text, purpose, seed)[:8], "big"))
+
+
+def split_sizes(pool: int, wanted: dict[str, int]) -> dict[str, int]:
+    """``wanted`` (test, val, train) when the pool has enough items, else the pool cut in the
+    same proportions (test first)."""
+    total = sum(wanted.values())
+    if pool >= total:
+        return dict(wanted)
+    sizes = {name: pool * size // total for name, size in wanted.items()}
+    sizes["test"] += pool - sum(sizes.values())
+    return sizes
+
+
+def take_splits(items: list, key, wanted: dict[str, int]) -> dict[str, list]:
+    """The items sorted by ``key`` (duplicates by key dropped) and cut, in the order of
+    ``wanted``, into splits of its sizes."""
+    unique = {}
+    for item in items:
+        unique.setdefault(key(item), item)
+    ordered = [unique[k] for k in sorted(unique)]
+    sizes = split_sizes(len(ordered), wanted)
+    splits, start = {}, 0
+    for name in wanted:
+        splits[name] = ordered[start : start + sizes[name]]
+        start += sizes[name]
+    return splits

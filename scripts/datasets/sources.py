@@ -1,0 +1,160 @@
+"""The pinned public sources of every folder the builders write (name → source).
+
+Adding a language's datasets is one entry here (``SCALA`` for its Universal Dependencies
+treebank, ``SIB200`` for its SIB-200 file) and a run of ``python -m scripts.datasets.build``.
+The folders scala-da, scala-de, scala-en and scala-nb were built before these builders by
+an earlier procedure (their ``dataset.json`` says how) and are not rebuilt here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+UD_CITATION = (
+    "de Marneffe, Manning, Nivre & Zeman (2021), Universal Dependencies, Computational Linguistics 47(2); "
+    "the {treebank} treebank's own citation is in its README; task design after ScaLA (Nielsen 2023, "
+    "ScandEval, NoDaLiDa)"
+)
+SIB_REPO = "dadelani/sib-200"
+SIB_COMMIT = "593cea88519930f776c1a4a1980b6a35b39dca57"
+SIB_LICENSE = "CC BY-SA 4.0 (FLORES-200 sentences); SIB-200 annotations and code Apache-2.0"
+SIB_CITATION = (
+    "Adelani et al. (2024), SIB-200: A Simple, Inclusive, and Big Evaluation Dataset for Topic Classification in "
+    "200+ Languages and Dialects, EACL; NLLB Team (2022), No Language Left Behind (FLORES-200)"
+)
+
+
+@dataclass(frozen=True)
+class Treebank:
+    code: str  # the dataset's language (ISO 639-1)
+    language: str
+    name: str  # e.g. "Polish-PDB"
+    commit: str
+    files: tuple[str, ...]
+    license: str
+    nouns_capitalised: bool = False
+
+    @property
+    def repo(self) -> str:
+        return f"UniversalDependencies/UD_{self.name}"
+
+    @property
+    def dataset(self) -> str:
+        return f"scala-{self.code}"
+
+    @property
+    def non_commercial(self) -> bool:
+        return "NC" in self.license
+
+
+def _tb(code, language, name, commit, prefix, splits, license, **kw) -> Treebank:
+    return Treebank(code, language, name, commit, tuple(f"{prefix}-ud-{s}.conllu" for s in splits), license, **kw)
+
+
+SA4, NCSA3, NCSA4 = "CC BY-SA 4.0", "CC BY-NC-SA 3.0", "CC BY-NC-SA 4.0"
+DT = ("dev", "test")
+SCALA: dict[str, Treebank] = {
+    tb.dataset: tb
+    for tb in (
+        _tb(
+            "sq",
+            "Albanian",
+            "Albanian-STAF",
+            "22ae839b1d7c78005e900dd97747f0739b233c42",
+            "sq_staf",
+            ("train", "dev", "test"),
+            SA4,
+        ),
+        _tb("be", "Belarusian", "Belarusian-HSE", "1233cdd9e512a426e31cdcf95dcb0bd3a4752e54", "be_hse", DT, SA4),
+        _tb("bg", "Bulgarian", "Bulgarian-BTB", "b5cd6324b2015dbf3cd328ddebefc54dceddd202", "bg_btb", DT, NCSA3),
+        _tb("hr", "Croatian", "Croatian-SET", "54322513ea2a96eae0b974d1702d327d5785078f", "hr_set", DT, SA4),
+        _tb("cs", "Czech", "Czech-PUD", "f68c66ccd8ab08fa343783a806fed446b905c07e", "cs_pud", ("test",), SA4),
+        _tb("nl", "Dutch", "Dutch-Alpino", "95e374a608d114ec6c6b32f0fbd5f324d29ef286", "nl_alpino", DT, SA4),
+        _tb("et", "Estonian", "Estonian-EWT", "018e4ff3d004b7da291919d2e31aad65342dcc48", "et_ewt", DT, NCSA4),
+        _tb(
+            "fo",
+            "Faroese",
+            "Faroese-FarPaHC",
+            "65e3d0ad051167ff508e7b13175deab5ba5d7c09",
+            "fo_farpahc",
+            ("train", "dev", "test"),
+            SA4,
+        ),
+        _tb("fi", "Finnish", "Finnish-TDT", "5e3a88a671ea673fa330e10cc59f54da587a95a7", "fi_tdt", DT, SA4),
+        _tb("fr", "French", "French-GSD", "830e2782304af08b3cc1c9250475343e04274d81", "fr_gsd", DT, SA4),
+        _tb("el", "Greek", "Greek-GDT", "1485f849d5ac7fcafa092a75804b41dbb1a3f194", "el_gdt", DT, NCSA3),
+        _tb("hu", "Hungarian", "Hungarian-Szeged", "8f08ba648e6f6345212a721b7cb1ad78c5924f0e", "hu_szeged", DT, NCSA3),
+        _tb("is", "Icelandic", "Icelandic-Modern", "1544211214896c757bde3d09beeb06cfc4c5a965", "is_modern", DT, SA4),
+        _tb("it", "Italian", "Italian-ISDT", "689c1bf3c7d132903d2196ac69b76a0933c90997", "it_isdt", DT, NCSA3),
+        _tb("lv", "Latvian", "Latvian-LVTB", "aaedfc18ee5ff98d93fce737a97f9f9ca272b074", "lv_lvtb", ("dev",), SA4),
+        _tb(
+            "lt", "Lithuanian", "Lithuanian-ALKSNIS", "46ffdba3396a793c3f0f47435ff9b7066c9aefa0", "lt_alksnis", DT, SA4
+        ),
+        _tb("pl", "Polish", "Polish-PDB", "27235e131faed50feb291faed1ff2fa5389a06be", "pl_pdb", DT, NCSA4),
+        _tb("pt", "Portuguese", "Portuguese-Bosque", "5de7ac34028ff6d1718031a4b0ae895717ed8dbe", "pt_bosque", DT, SA4),
+        _tb("ro", "Romanian", "Romanian-RRT", "cc00bf852bc3c19ac345457eef8b3e5665392a72", "ro_rrt", DT, SA4),
+        _tb("sr", "Serbian", "Serbian-SET", "c88193deceecd1c5332f927c1aa0f888085f63f7", "sr_set", DT, SA4),
+        _tb("sk", "Slovak", "Slovak-SNK", "d1ab58f827508e7c18610b931786f3b4a3a6e1be", "sk_snk", DT, SA4),
+        _tb("sl", "Slovenian", "Slovenian-SSJ", "17011b12eae4e522da4d1eeeffd439085466623c", "sl_ssj", DT, SA4),
+        _tb("es", "Spanish", "Spanish-GSD", "57c045644664e5c1e169263cc4e3b95e40c078ba", "es_gsd", DT, SA4),
+        _tb("sv", "Swedish", "Swedish-Talbanken", "30067217d275233ed460d0c0abafeaf22d63a3d2", "sv_talbanken", DT, SA4),
+        _tb("uk", "Ukrainian", "Ukrainian-IU", "21f641ba6109044ce9aafd4b2cbfa20a4ac6e479", "uk_iu", DT, NCSA4),
+    )
+}
+"""Languages without a treebank here: Bosnian (no UD treebank), Catalan (UD_Catalan-AnCora's
+files are not in the repository snapshot), Luxembourgish (UD_Luxembourgish-LuxBank has a
+9 KB test file only)."""
+
+
+@dataclass(frozen=True)
+class SibLanguage:
+    code: str
+    language: str
+    flores: str  # SIB-200's folder, e.g. "pol_Latn"
+
+    @property
+    def dataset(self) -> str:
+        return f"sib200-{self.code}"
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        return tuple(f"data/annotated/{self.flores}/{name}" for name in ("train.tsv", "dev.tsv", "test.tsv"))
+
+
+_SIB = {
+    "sq": ("Albanian", "als_Latn"),
+    "be": ("Belarusian", "bel_Cyrl"),
+    "bs": ("Bosnian", "bos_Latn"),
+    "bg": ("Bulgarian", "bul_Cyrl"),
+    "ca": ("Catalan", "cat_Latn"),
+    "hr": ("Croatian", "hrv_Latn"),
+    "cs": ("Czech", "ces_Latn"),
+    "da": ("Danish", "dan_Latn"),
+    "nl": ("Dutch", "nld_Latn"),
+    "en": ("English", "eng_Latn"),
+    "et": ("Estonian", "est_Latn"),
+    "fo": ("Faroese", "fao_Latn"),
+    "fi": ("Finnish", "fin_Latn"),
+    "fr": ("French", "fra_Latn"),
+    "de": ("German", "deu_Latn"),
+    "el": ("Greek", "ell_Grek"),
+    "hu": ("Hungarian", "hun_Latn"),
+    "is": ("Icelandic", "isl_Latn"),
+    "it": ("Italian", "ita_Latn"),
+    "lv": ("Latvian", "lvs_Latn"),
+    "lt": ("Lithuanian", "lit_Latn"),
+    "lb": ("Luxembourgish", "ltz_Latn"),
+    "nb": ("Norwegian Bokmål", "nob_Latn"),
+    "pl": ("Polish", "pol_Latn"),
+    "pt": ("Portuguese", "por_Latn"),
+    "ro": ("Romanian", "ron_Latn"),
+    "sr": ("Serbian", "srp_Cyrl"),
+    "sk": ("Slovak", "slk_Latn"),
+    "sl": ("Slovenian", "slv_Latn"),
+    "es": ("Spanish", "spa_Latn"),
+    "sv": ("Swedish", "swe_Latn"),
+    "uk": ("Ukrainian", "ukr_Cyrl"),
+}
+SIB200: dict[str, SibLanguage] = {
+    lang.dataset: lang for lang in (SibLanguage(code, name, flores) for code, (name, flores) in _SIB.items())
+}

@@ -1,0 +1,68 @@
+"""The dataset builders (scripts/datasets) rebuild committed folders byte for byte from
+small fixtures of their pinned sources, and corrupt sentences by the stated rules."""
+
+from __future__ import annotations
+
+import filecmp
+from pathlib import Path
+
+import pytest
+
+from scripts.datasets import build, scala
+from scripts.datasets.conllu import read_sentences
+from scripts.datasets.source_files import FixtureFiles, SourceMissing
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "tests" / "fixtures" / "dataset_sources"
+SAMPLE = ["scala-sq", "scala-lv", "sib200-pl", "sib200-el"]
+
+
+@pytest.mark.parametrize("name", SAMPLE)
+def test_the_builder_reproduces_the_committed_folder_from_its_fixture(tmp_path, name):
+    build.main(["--fixtures", str(FIXTURES), "--out", str(tmp_path), name])
+    files = sorted(p.name for p in (REPO / "data" / "datasets" / name).iterdir())
+    assert files == ["dataset.json", "test.jsonl", "train.jsonl", "val.jsonl"]
+    match, mismatch, errors = filecmp.cmpfiles(REPO / "data" / "datasets" / name, tmp_path / name, files, shallow=False)
+    assert (mismatch, errors) == ([], [])
+
+
+def test_every_built_folder_is_committed_and_the_older_scala_folders_are_not_rebuilt():
+    committed = {p.name for p in (REPO / "data" / "datasets").iterdir() if p.is_dir()}
+    assert set(build.BUILDERS) <= committed
+    assert not {"scala-da", "scala-de", "scala-en", "scala-nb"} & set(build.BUILDERS)
+
+
+def test_a_missing_source_says_which(tmp_path):
+    with pytest.raises(SourceMissing, match="no fixture"):
+        build.main(["--fixtures", str(tmp_path), "--out", str(tmp_path / "out"), "scala-sv"])
+
+
+SENTENCE = """# text = Anna reads the old book.
+1\tAnna\tAnna\tPROPN\t_\t_\t2\tnsubj\t_\t_
+2\treads\tread\tVERB\t_\t_\t0\troot\t_\t_
+3\tthe\tthe\tDET\t_\t_\t5\tdet\t_\t_
+4\told\told\tADJ\t_\t_\t5\tamod\t_\t_
+5\tbook\tbook\tNOUN\t_\t_\t2\tobj\t_\tSpaceAfter=No
+6\t.\t.\tPUNCT\t_\t_\t2\tpunct\t_\t_
+"""
+
+
+def test_corruptions_follow_the_rules():
+    [sentence] = read_sentences(SENTENCE.encode())
+    assert sentence.text() == "Anna reads the old book."
+    assert scala.swap_positions(sentence) == [0, 1, 2, 3]  # never with the full stop
+    assert scala.deletion_positions(sentence) == [1, 4]  # "reads" and "book" head words; leaves do not
+    assert scala._delete(sentence, 4)[3].space_after is False  # "old." keeps the deleted word's spacing
+    assert sentence.text(scala._delete(sentence, 4)) == "Anna reads the old."
+    assert (
+        sentence.text(scala._recase(sentence.tokens[0], scala._swap(sentence, 0), False)) == "Reads Anna the old book."
+    )
+    text, kind = scala.corrupt(sentence, {"Anna the old book."}, nouns_capitalised=False)
+    assert text != sentence.text() and text != "Anna the old book." and kind in ("swap", "deletion")
+    assert scala.corrupt(sentence, set(), False) == scala.corrupt(sentence, set(), False)  # seeded by the text
+
+
+def test_fixture_files_round_trip(tmp_path):
+    files = FixtureFiles(tmp_path)
+    files.write("o/r", "a/b.tsv", b"x\ty")
+    assert files.read("o/r", "any-commit", "a/b.tsv") == b"x\ty"
