@@ -1,4 +1,4 @@
-"""The bootstrap resamples and few-shot selection of METHODOLOGY §1.
+"""The bootstrap resamples and few-shot selection of docs/methodology.md §1.
 
 ``rng = numpy.random.default_rng(4242)``; for each split in the order train, val, test:
 ``rng.integers(0, n, size=(10, n))``; iteration *i* uses ``idx[i]``. We always draw 10

@@ -1,4 +1,4 @@
-"""Output cache keyed by prompt hash (METHODOLOGY §1, "Caching").
+"""Output cache keyed by prompt hash (docs/methodology.md §1, "Caching").
 
 Bootstrapped resamples repeat rows and zero-shot prompts repeat across iterations; the
 runner asks the cache first, so each distinct (prompt, request) is computed once.

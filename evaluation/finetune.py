@@ -1,4 +1,4 @@
-"""Encoder evaluation by fine-tuning (METHODOLOGY §1, "Encoders").
+"""Encoder evaluation by fine-tuning (docs/methodology.md §1, "Encoders").
 
 In every bootstrap iteration *i*: load the pretrained encoder with a fresh task head
 (seed ``4242 + i``), fine-tune it on the iteration's train resample, early-stopping on

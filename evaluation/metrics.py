@@ -1,4 +1,4 @@
-"""Metrics of METHODOLOGY §2, as pure functions returning values in [0, 1].
+"""Metrics of docs/methodology.md §2, as pure functions returning values in [0, 1].
 
 Canonical names (see :mod:`evaluation.tasks`): mcc, macro_f1, micro_f1_no_misc, micro_f1,
 f1, em, accuracy, chrf3pp, rouge_l, meteor, sari (the last two in

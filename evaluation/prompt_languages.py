@@ -1,4 +1,4 @@
-"""Prompt texts per language (METHODOLOGY §1, "Prompts"), read from data files.
+"""Prompt texts per language (docs/methodology.md §1, "Prompts"), read from data files.
 
 Each language is one file, ``evaluation/prompt_texts/<code>.json``::
 

@@ -1,4 +1,4 @@
-"""Prompt rendering (METHODOLOGY §1, "Prompts").
+"""Prompt rendering (docs/methodology.md §1, "Prompts").
 
 Base models get plain text::
 

@@ -1,6 +1,6 @@
 """Evaluate a model on datasets → EuroEval result records (COMMON contract #2 and #4).
 
-The model is loaded once; each dataset runs the 10 bootstrap iterations of METHODOLOGY §1
+The model is loaded once; each dataset runs the 10 bootstrap iterations of docs/methodology.md §1
 (few-shot prompts, label scoring or generation, metrics per iteration) and yields one
 record. Outputs are cached by prompt hash, so repeated prompts are computed once.
 

@@ -1,4 +1,4 @@
-"""The one dataset statistic (METHODOLOGY §3): the mean of a metric's iteration scores and
+"""The one dataset statistic (docs/methodology.md §3): the mean of a metric's iteration scores and
 its 95% half-width ``1.96 · s / √n`` (``s`` the sample standard deviation, ddof = 1).
 
 The engine writes it into result records (``metrics.totals``), aggregation shows it per

@@ -1,4 +1,4 @@
-"""Task definitions: metrics, few-shot counts and generation lengths (METHODOLOGY §1-2).
+"""Task definitions: metrics, few-shot counts and generation lengths (docs/methodology.md §1-2).
 
 Metric names are the canonical keys of ``results.raw`` iteration dicts and of stored
 iteration scores. Result files write them with a ``test_`` (or ``val_``) prefix, EuroEval

@@ -35,7 +35,7 @@ import numpy as np
 
 from leaderboard.published_boards import PublishedBoard
 
-ITERATIONS = 10  # EuroEval's iterations per dataset (METHODOLOGY §2)
+ITERATIONS = 10  # EuroEval's iterations per dataset (docs/methodology.md §2)
 VARIANT_RE = re.compile(r"^(?P<model>.+?)\s+\((?P<tags>[a-z ,-]+)\)$")
 VARIANT_TAGS = {"zero-shot", "val", "few-shot"}
 

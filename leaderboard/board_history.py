@@ -4,7 +4,7 @@ rank, rank_score, ci, commit, scores: {dataset: mean}}``); no database.
 
 An entry's rank score on a dataset depends on its own iteration scores, on the best mean
 of the dataset (the anchor walk starts there) and on σ, the spread of all entries' means
-(METHODOLOGY §4). So when an entry moves, the reasons are: its own scores changed (new
+(docs/methodology.md §4). So when an entry moves, the reasons are: its own scores changed (new
 scores, another commit), or a dataset's best mean or spread changed (another entry
 arrived, left or was re-evaluated), or the ranking method's version changed.
 """

@@ -52,7 +52,7 @@ class Protocol:
         return self.key
 
 
-# METHODOLOGY §2: 10 bootstrapped iterations on the whole test split.
+# docs/methodology.md §2: 10 bootstrapped iterations on the whole test split.
 METHODOLOGY_PROTOCOL = Protocol(iterations=10, test_limit=FULL_SPLIT)
 
 # The dataset version of a record that carries no fingerprint (EuroEval's published

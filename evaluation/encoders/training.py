@@ -1,6 +1,6 @@
 """A small fine-tuning loop: AdamW, gradient accumulation, early stopping, OOM halving.
 
-METHODOLOGY §1 (encoders): AdamW, learning rate 2e-5, effective batch 32, evaluate on
+docs/methodology.md §1 (encoders): AdamW, learning rate 2e-5, effective batch 32, evaluate on
 val every 30 steps, early stopping with patience 2, restore the best checkpoint.
 
 - A *step* is one optimizer update over one effective batch (32 examples), computed as

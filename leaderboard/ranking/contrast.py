@@ -8,7 +8,7 @@ comes from the iteration scores directly.
 
 For two entries A and B on a board, the *contrast* is the difference of their dataset
 means in units of each dataset's σ (the population standard deviation of the entries'
-means, METHODOLOGY §4 step 2: the rank score's own unit), weighted as the rank score
+means, docs/methodology.md §4 step 2: the rank score's own unit), weighted as the rank score
 weights datasets (dataset → task → language means, so a dataset weighs
 ``1 / (tasks · datasets of its task)``)::
 

@@ -1,4 +1,4 @@
-"""Shared ranking math (METHODOLOGY §3-4): pure functions on numpy arrays, no Django.
+"""Shared ranking math (docs/methodology.md §3-4): pure functions on numpy arrays, no Django.
 
 Every ranking method (:mod:`leaderboard.ranking.methods`) builds on these: dataset
 scores, summary statistics, the one-tailed Welch test, the anchor walk of the

@@ -13,7 +13,7 @@ from leaderboard.services.results_import import ParsedRecord, store_record
 
 def _stored(model: str, dataset: str, language: str, task: str = "linguistic-acceptability") -> None:
     """Store a record as an importer without validation would have: names unchecked."""
-    # Ten iterations: the protocol published boards count (METHODOLOGY §2).
+    # Ten iterations: the protocol published boards count (docs/methodology.md §2).
     iterations = tuple({"mcc": 0.05 * i + (0.3 if model.endswith("a") else 0.0), "macro_f1": 0.5} for i in range(10))
     store_record(
         ParsedRecord(

@@ -23,7 +23,7 @@ from leaderboard.ranking import (
 
 
 def reference_rank_scores(lists, alpha=0.05):
-    """METHODOLOGY §4 written literally, one scipy call per comparison."""
+    """docs/methodology.md §4 written literally, one scipy call per comparison."""
     present = [i for i, s in enumerate(lists) if s is not None and len(s)]
     out = np.full(len(lists), np.inf)
     if not present:

@@ -62,7 +62,7 @@ class Command(BaseCommand):
         if board.rank_score_interval:
             self.stdout.write(
                 "note: this board prints 'rank score ± margin', EuroEval's later bootstrap ranking "
-                "(pooled standard deviation, no Welch walk); METHODOLOGY §4 is not meant to reproduce it"
+                "(pooled standard deviation, no Welch walk); docs/methodology.md §4 is not meant to reproduce it"
             )
         if not result.same_ranked_set:
             self.stdout.write("note: the entries we rank differ from the entries the board ranks")

@@ -1,4 +1,4 @@
-"""``euroeval-2024``: the Welch-test mean rank score of METHODOLOGY §4 (the default).
+"""``euroeval-2024``: the Welch-test mean rank score of docs/methodology.md §4 (the default).
 
 Point estimate: per dataset the anchor walk (:func:`leaderboard.ranking.core.anchor_walk`),
 then dataset → task → language (→ group) means. Interval: a bootstrap over iterations and
@@ -191,7 +191,7 @@ def rank_language_board(
     Interval: ``replicates`` bootstrap replicates with ``numpy.random.default_rng(seed)``.
     Each replicate (1) resamples the iterations of every dataset with replacement, using
     one index draw per dataset shared by all entries (iteration k is the same resample of
-    the test set for every model, METHODOLOGY §1, so the pairing is kept), recomputing
+    the test set for every model, docs/methodology.md §1, so the pairing is kept), recomputing
     means, variances, σ and the whole anchor walk; and (2) resamples the board's datasets
     with replacement within each task (the same number per task), then averages dataset →
     task → language. The 2.5th and 97.5th percentiles of the replicates, widened to contain
