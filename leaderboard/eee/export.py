@@ -21,15 +21,8 @@ from evaluation.examples import EXAMPLES_SUFFIX, decode_examples
 from evaluation.tasks import UnknownTask, get_task
 from leaderboard.eee.instances import instance_row
 from leaderboard.eee.writer import StoredEvaluation, eee_log, evaluation_id
-from leaderboard.identity import suite_language
 from leaderboard.models import Evaluation, EvaluationExamples, Leaderboard, ModelType
-from leaderboard.services.board_data import (
-    BoardData,
-    _evaluation_rows,
-    board_datasets,
-    counted_evaluations,
-    suite_datasets,
-)
+from leaderboard.services.board_data import board_datasets, counted_board_evaluations, suite_datasets
 from leaderboard.services.export import LeaderboardNotFound
 
 INSTANCES_SUFFIX = ".instances.jsonl"
@@ -140,21 +133,7 @@ def log_of(evaluation: Evaluation) -> dict:
 
 def _counted_on(code: str, datasets) -> set[int]:
     """The evaluations a language (or suite) board counts, chosen as aggregation chooses them."""
-    index = {info.pk: d for d, info in enumerate(datasets)}
-    evals = _evaluation_rows(index)
-    reasons = {
-        ev.pk: (
-            f"invalidated: {ev.invalidated}"
-            if ev.invalidated
-            else datasets[index[ev.dataset_pk]].exclusion_reason(ev.version_pk, ev.version, ev.protocol)
-        )
-        for ev in evals
-    }
-    if suite_language(code) is not None:
-        counting = {ev.entry for ev in evals if reasons[ev.pk] is None}
-        evals = [ev for ev in evals if ev.entry in counting]
-    data = BoardData(code=code, datasets=datasets, entries=sorted({ev.entry for ev in evals}))
-    return set(counted_evaluations(data, evals, reasons))
+    return set(counted_board_evaluations(code, datasets)[1])
 
 
 def counted_evaluation_ids(code: str) -> list[int]:

@@ -339,14 +339,14 @@ def engine_measures(eval_slot: dict[int, tuple[int, int]]) -> dict[tuple[int, in
     return measures
 
 
-def load_board_data(code: str, datasets: list[DatasetInfo]) -> BoardData:
-    """Iteration scores of every entry on the board's datasets (primary and secondary),
-    counting only each dataset's board version and protocol, one commit per entry.
+def counted_board_evaluations(code: str, datasets: list[DatasetInfo]) -> tuple[BoardData, dict]:
+    """The board's entries (an empty :class:`BoardData`) and the evaluations it counts, as
+    ``{evaluation pk: (entry index, dataset index)}``: each dataset's board version and
+    protocol, one commit per entry, nothing an administrator invalidated.
 
     A suite board lists only entries with something it counts (its entries all ran on the
     suite); a published board also lists, unranked, entries it counts nothing of, with why."""
     index = {info.pk: d for d, info in enumerate(datasets)}
-    metrics = {m for info in datasets for m in (info.primary_metric, info.secondary_metric)}
     evals = _evaluation_rows(index)
     reasons = {
         ev.pk: (
@@ -359,9 +359,15 @@ def load_board_data(code: str, datasets: list[DatasetInfo]) -> BoardData:
     if suite_language(code) is not None:
         counting = {ev.entry for ev in evals if reasons[ev.pk] is None}
         evals = [ev for ev in evals if ev.entry in counting]
-    entries = sorted({ev.entry for ev in evals})
-    data = BoardData(code=code, datasets=datasets, entries=entries)
-    eval_slot = counted_evaluations(data, evals, reasons)
+    data = BoardData(code=code, datasets=datasets, entries=sorted({ev.entry for ev in evals}))
+    return data, counted_evaluations(data, evals, reasons)
+
+
+def load_board_data(code: str, datasets: list[DatasetInfo]) -> BoardData:
+    """Iteration scores of every entry on the board's datasets (primary and secondary), of
+    the evaluations :func:`counted_board_evaluations` picks."""
+    metrics = {m for info in datasets for m in (info.primary_metric, info.secondary_metric)}
+    data, eval_slot = counted_board_evaluations(code, datasets)
     rows = (
         IterationScore.objects.filter(evaluation_id__in=eval_slot, metric__in=metrics)
         .order_by("evaluation_id", "metric", "iteration")
