@@ -65,14 +65,18 @@ def column_values(page, key: str, body: str = "ranked") -> list[str]:
 
 
 def build_shared_boards():
-    """Import the shared results and aggregate the Danish, Swedish and Norwegian boards."""
+    """Import the shared results and aggregate the Danish, Swedish and Norwegian boards. The
+    2023 file has few models in Icelandic and Faroese, so the group is EuroEval's mainland
+    Scandinavian (da, sv, no) here, as in ``tests/ranking/conftest.py``."""
     from leaderboard.services.results_import import import_file
     from tests.conftest import SHARED_RESULTS
 
     report = import_file(SHARED_RESULTS)
     assert report.imported > 1500, report.summary()
-    from leaderboard.models import Leaderboard
+    from leaderboard.models import LanguageGroup, Leaderboard
     from leaderboard.services.aggregation import aggregate
+
+    LanguageGroup.objects.filter(slug="scandinavian").update(boards=["da", "sv", "no"])
 
     run = aggregate(["da", "sv", "no"], replicates=100)
     assert run.status == "FINISHED"
