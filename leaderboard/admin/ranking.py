@@ -4,7 +4,7 @@ from django.contrib import admin, messages
 
 from leaderboard.models import Language, Leaderboard
 from leaderboard.ranking import all_methods
-from leaderboard.tasks import aggregation as aggregation_tasks
+from leaderboard.services import aggregation_queue
 
 
 def enqueue_aggregation(modeladmin, request, codes: list[str], method: str | None = None) -> None:
@@ -13,7 +13,7 @@ def enqueue_aggregation(modeladmin, request, codes: list[str], method: str | Non
         modeladmin.message_user(request, "Nothing selected to aggregate.", messages.WARNING)
         return
     try:
-        result = aggregation_tasks.enqueue_aggregation(codes, user_id=request.user.pk, trigger="admin", method=method)
+        result = aggregation_queue.enqueue_aggregation(codes, user_id=request.user.pk, trigger="admin", method=method)
     except Exception as exc:  # broker down: say so instead of a server error
         modeladmin.message_user(
             request, f"Could not queue the aggregation ({exc}); is the Celery broker running?", messages.ERROR

@@ -22,6 +22,7 @@ from django.core.cache import cache
 from leaderboard.cache_keys import cache_key
 from leaderboard.models import Leaderboard, LeaderboardEntry, LeaderboardRanking
 from leaderboard.ranking import get_method
+from leaderboard.services.aggregation_queue import enqueue_aggregation
 from leaderboard.services.board_write import entry_token
 
 log = logging.getLogger(__name__)
@@ -65,8 +66,6 @@ def stored_ranking(lb: Leaderboard, method: str) -> LeaderboardRanking | None:
 def queue_ranking(lb: Leaderboard, method: str) -> bool:
     """Queue the aggregation of ``lb`` under ``method`` unless this board state already has
     one queued; True when this call queued it."""
-    from leaderboard.tasks.aggregation import enqueue_aggregation  # tasks import the services
-
     stamp = lb.inputs_digest or (lb.generated_at.isoformat() if lb.generated_at else "")
     latch = cache_key("method-queued", lb.code, method, stamp)
     if not cache.add(latch, 1, QUEUED_SECONDS):

@@ -27,6 +27,7 @@ from leaderboard.models import (
     Submission,
     SubmissionStatus,
 )
+from leaderboard.services.aggregation_queue import enqueue_aggregation
 from leaderboard.services.model_metadata import fill_unknown
 from leaderboard.submission_progress import Progress
 
@@ -367,9 +368,7 @@ def affected_boards(submission: Submission) -> list[str]:
 
 
 def queue_aggregation(boards: list[str]) -> None:
-    """Ask the default queue to recompute these boards (``tasks.aggregation.enqueue_aggregation``)."""
-    from leaderboard.tasks.aggregation import enqueue_aggregation
-
+    """Ask the default queue to recompute these boards."""
     if boards:
         enqueue_aggregation(boards, trigger="submission")
 

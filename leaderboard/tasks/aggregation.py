@@ -6,8 +6,9 @@ from celery import shared_task
 from django.contrib.auth import get_user_model
 
 from leaderboard.services.aggregation import aggregate
+from leaderboard.services.aggregation_queue import AGGREGATE_TASK
 
-__all__ = ["aggregate_boards", "enqueue_aggregation"]
+__all__ = ["aggregate_boards"]
 
 
 def _user(user_id):
@@ -16,7 +17,7 @@ def _user(user_id):
     return get_user_model().objects.filter(pk=user_id).first()
 
 
-@shared_task(name="leaderboard.tasks.aggregate_boards")
+@shared_task(name=AGGREGATE_TASK)
 def aggregate_boards(
     board_codes: list[str] | None = None, user_id: int | None = None, trigger: str = "admin", method: str | None = None
 ) -> dict:
@@ -29,13 +30,3 @@ def aggregate_boards(
         "entries_total": run.entries_total,
         "entries_changed": run.entries_changed,
     }
-
-
-def enqueue_aggregation(
-    boards: list[str] | None, *, user_id: int | None = None, trigger: str = "admin", method: str | None = None
-):
-    """The one way to ask for an aggregation: ``aggregate_boards`` on queue ``default``.
-    Returns the AsyncResult; raises if the broker cannot be reached."""
-    return aggregate_boards.apply_async(
-        kwargs={"board_codes": boards, "user_id": user_id, "trigger": trigger, "method": method}, queue="default"
-    )
