@@ -270,6 +270,12 @@ GLOSSA_MAX_ATTEMPTS = max(1, env_int("GLOSSA_MAX_ATTEMPTS", 3))
 GLOSSA_HEARTBEAT_SECONDS = max(1, env_int("GLOSSA_HEARTBEAT_SECONDS", 30))
 GLOSSA_HEARTBEAT_TIMEOUT = max(2, env_int("GLOSSA_HEARTBEAT_TIMEOUT", 300))
 GLOSSA_PENDING_TIMEOUT = max(1, env_int("GLOSSA_PENDING_TIMEOUT", 600))
+# The fair queue (leaderboard/jobs/queue_policy.py, services/dispatch.py): submissions wait
+# in the database in the policy's order; at most GLOSSA_QUEUE_AHEAD messages wait on the
+# broker for the gpu workers (set it to the number of gpu worker slots, or a little more),
+# and GLOSSA_GPU_SLOTS is how many evaluations run at once (the queue page's estimates).
+GLOSSA_QUEUE_AHEAD = max(1, env_int("GLOSSA_QUEUE_AHEAD", 2))
+GLOSSA_GPU_SLOTS = max(1, env_int("GLOSSA_GPU_SLOTS", 1))
 GLOSSA_REAPER_INTERVAL = max(5, env_int("GLOSSA_REAPER_INTERVAL", 60))
 GLOSSA_DB_RETRY_SECONDS = max(0, env_int("GLOSSA_DB_RETRY_SECONDS", 300))  # services/db_retry.py
 # The GPU worker's result events wait this long for a broker that restarts (tasks/worker_events.py).

@@ -15,18 +15,23 @@ class SubmissionAdmin(admin.ModelAdmin):
         "revision",
         "few_shot",
         "status",
+        "priority",
         "datasets_done",
         "datasets_total",
         "attempts",
         "client_address",
         "created_at",
     )
-    list_filter = ("status", "few_shot")
+    list_editable = ("priority",)  # the fair queue: higher starts first (leaderboard/jobs/queue_policy.py)
+    list_filter = ("status", "few_shot", "rerun")
     search_fields = ("model__model_id", "client_address")
     raw_id_fields = ("model", "submitted_by")
     readonly_fields = (
         "celery_task_id",
         "attempts",
+        "submitter",
+        "model_parameters",
+        "dispatched_at",
         "progress",
         "log_excerpt",
         "started_at",

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
+
+from leaderboard.jobs.queue_policy import submitter_key
 
 
 class ModelType(models.TextChoices):
@@ -123,6 +125,24 @@ class Submission(models.Model):
     submitted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     celery_task_id = models.CharField(max_length=64, blank=True)
     attempts = models.PositiveIntegerField(default=0)
+    priority = models.SmallIntegerField(
+        default=0, help_text="Set by an administrator: higher starts first (leaderboard/jobs/queue_policy.py)."
+    )
+    rerun = models.BooleanField(default=False, help_text="Re-queued by an administrator: before new work.")
+    submitter = models.CharField(
+        max_length=80,
+        blank=True,
+        help_text="Whom the fair queue counts it for: user:<id>, ip:<address> or anonymous (set when created).",
+    )
+    model_parameters = models.BigIntegerField(
+        null=True, blank=True, help_text="The model's size when submitted: smaller models go first in a turn."
+    )
+    dispatched_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When its message was sent to the gpu queue; empty while it waits its turn in Glossa's "
+        "fair queue (services/dispatch.py).",
+    )
     stage = models.CharField(
         max_length=200, blank=True, help_text="What the worker was doing last (loading the model, evaluating X)."
     )
@@ -149,7 +169,26 @@ class Submission(models.Model):
                 name="one_active_submission_per_model_commit_variant",
             )
         ]
-        indexes = [models.Index(fields=["status", "created_at"])]
+        indexes = [
+            models.Index(fields=["status", "created_at"]),
+            models.Index(fields=["status", "dispatched_at"], name="submission_queue_idx"),
+            # the fair queue's turns: each submitter's held work in the policy's order, read from the index
+            models.Index(
+                "submitter",
+                F("model_parameters").asc(nulls_last=True),
+                "created_at",
+                "id",
+                name="submission_turn_idx",
+                condition=Q(status="PENDING", dispatched_at__isnull=True),
+            ),
+        ]
+
+    def save(self, *args, **kwargs):
+        if self._state.adding:  # who it counts for and how large it is, fixed when it is made
+            self.submitter = self.submitter or submitter_key(self.submitted_by_id, self.client_address)
+            if self.model_parameters is None and self.model_id is not None:
+                self.model_parameters = self.model.num_parameters
+        super().save(*args, **kwargs)
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.model} @ {self.revision} ({self.status})"

@@ -31,6 +31,7 @@ from django.utils import timezone
 
 from leaderboard.models import Submission, SubmissionStatus
 from leaderboard.services import broker_probe
+from leaderboard.services.dispatch import dispatch
 from leaderboard.services.submission_lifecycle import take_back
 
 logger = logging.getLogger("leaderboard.reaper")
@@ -41,9 +42,15 @@ class ReapReport:
     requeued: list[int] = field(default_factory=list)
     failed: list[int] = field(default_factory=list)
     exam_runs: dict = field(default_factory=dict)  # services/exam_runs.reap: the same for exam runs
+    dispatched: list[int] = field(default_factory=list)  # sent by the fair queue on this tick
 
     def as_json(self) -> dict:
-        return {"requeued": self.requeued, "failed": self.failed, "exam_runs": self.exam_runs}
+        return {
+            "requeued": self.requeued,
+            "failed": self.failed,
+            "exam_runs": self.exam_runs,
+            "dispatched": self.dispatched,
+        }
 
 
 def _note(report: ReapReport, pk: int, outcome: str | None) -> None:
@@ -66,7 +73,9 @@ def reap(now=None) -> ReapReport:
 
     waiting = list(
         Submission.objects.filter(
-            status=SubmissionStatus.PENDING, updated_at__lt=now - timedelta(seconds=settings.GLOSSA_PENDING_TIMEOUT)
+            status=SubmissionStatus.PENDING,
+            dispatched_at__isnull=False,  # held ones wait in the fair queue, not on the broker
+            updated_at__lt=now - timedelta(seconds=settings.GLOSSA_PENDING_TIMEOUT),
         ).values_list("pk", "celery_task_id")
     )
     if waiting:
@@ -82,4 +91,5 @@ def reap(now=None) -> ReapReport:
     from leaderboard.services import exam_runs
 
     report.exam_runs = exam_runs.reap(now)
+    report.dispatched = dispatch()  # a place freed by anything the events did not report
     return report

@@ -24,6 +24,7 @@ from django.utils import timezone
 from leaderboard import job_control
 from leaderboard.models import Submission, SubmissionStatus
 from leaderboard.services import submission_job
+from leaderboard.services.dispatch import dispatch_after_commit
 from leaderboard.services.example_store import InvalidExamples, check_examples
 from leaderboard.services.record_fields import InvalidRecord
 from leaderboard.services.results_import import SkipRecord, parse_record, store_record
@@ -79,6 +80,7 @@ def start(submission: Submission, *, attempt: int, worker: str, unavailable: dic
         )
     _set_progress(submission, progress)
     _save(submission, "status", "started_at", "attempts", "stage", "heartbeat_at", "progress", "datasets_done")
+    dispatch_after_commit()  # its message left the broker: the next one in the fair queue may go
 
 
 def give_up(submission: Submission, *, attempt: int) -> None:
@@ -198,6 +200,7 @@ def _close(submission: Submission, status: str, reason: str, log: str) -> None:
     submission.finished_at = timezone.now()
     _save(submission, "status", "failure_reason", "log_excerpt", "finished_at")
     job_control.stop(submission.pk)
+    dispatch_after_commit()
 
 
 def finish(submission: Submission, *, log: str) -> None:
@@ -241,6 +244,7 @@ def cancel(submission: Submission) -> bool:
     except Exception:  # the row says CANCELLED; the site ignores what the worker still sends
         logger.exception("could not tell the workers that submission %s is cancelled", submission.pk)
     revoke_task(submission.celery_task_id)  # else the worker checks the row between datasets
+    dispatch_after_commit()
     return True
 
 
@@ -259,8 +263,9 @@ def revoke_task(task_id: str) -> None:
 
 def requeue(submission: Submission) -> Submission:
     """FAILED or CANCELLED → PENDING under a new task id, the retry budget restored (an
-    administrator's decision); it resumes after its finished datasets."""
-    from leaderboard.services.submissions import SubmissionRefused, enqueue
+    administrator's decision); it resumes after its finished datasets, and waits in the fair
+    queue as a re-run (before new work)."""
+    from leaderboard.services.submissions import SubmissionRefused
 
     if submission.status not in (SubmissionStatus.FAILED, SubmissionStatus.CANCELLED):
         raise SubmissionRefused(
@@ -279,9 +284,11 @@ def requeue(submission: Submission) -> Submission:
                 celery_task_id=task_id,
                 attempts=0,  # an administrator's decision to try again: the retry budget starts over
                 heartbeat_at=None,
+                rerun=True,
+                dispatched_at=None,
             )
             if updated:
-                transaction.on_commit(lambda: enqueue(submission.pk, task_id))
+                dispatch_after_commit()
     except IntegrityError:
         raise SubmissionRefused(
             "The same model, commit and variant is already pending, running or finished in another submission.",
@@ -312,7 +319,8 @@ def take_back(pk: int, expected: dict, how: str) -> str | None:
         row.status = SubmissionStatus.PENDING
         row.celery_task_id = task_id
         row.heartbeat_at = None
-        row.save(update_fields=["status", "celery_task_id", "heartbeat_at", "updated_at"])
+        row.dispatched_at = timezone.now()  # work taken back goes straight to the broker
+        row.save(update_fields=["status", "celery_task_id", "heartbeat_at", "dispatched_at", "updated_at"])
         transaction.on_commit(lambda: enqueue(pk, task_id))
         logger.warning("reaper: submission %s %s; queued again as task %s", pk, how, task_id)
         return "requeued"

@@ -28,6 +28,7 @@ from leaderboard.models import (
     SubmissionStatus,
 )
 from leaderboard.services.aggregation_queue import enqueue_aggregation
+from leaderboard.services.dispatch import dispatch_after_commit
 from leaderboard.services.model_metadata import fill_unknown
 from leaderboard.submission_progress import Progress
 
@@ -262,7 +263,7 @@ def submit(
                 celery_task_id=task_id,
                 examine=examine,
             )
-            transaction.on_commit(lambda: enqueue(submission.pk, task_id))
+            dispatch_after_commit()  # the fair queue decides when it goes (services/dispatch.py)
             if examine:  # issue #17: one exam run per language that has examiners (the rest is noted)
                 from leaderboard.services.exam_runs import start_for_submission
 
@@ -347,6 +348,8 @@ def enqueue(submission_id: int, task_id: str) -> None:
     reached fails the submission visibly."""
     from celery import current_app
 
+    # sent, whoever sends it (the fair queue has marked it already; a re-send marks it here)
+    Submission.objects.filter(pk=submission_id, dispatched_at__isnull=True).update(dispatched_at=timezone.now())
     try:
         current_app.send_task(EVALUATE_TASK, args=[prepare_job(submission_id, task_id)], task_id=task_id)
     except Exception as exc:  # broker unreachable: say so instead of leaving it pending forever

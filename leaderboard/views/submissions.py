@@ -13,6 +13,7 @@ from leaderboard.client_address import client_address as find_client_address
 from leaderboard.forms import SubmissionForm
 from leaderboard.models import ExamRun, Submission, SubmissionStatus
 from leaderboard.public_text import public_reason
+from leaderboard.selectors import queue as queue_selector
 from leaderboard.services import exam_runs, ratelimit
 from leaderboard.services import submissions as service
 from leaderboard.submission_progress import Progress
@@ -126,7 +127,16 @@ def _as_json(submission: Submission, staff: bool = False) -> dict:
         # the public reads a sanitised reason; the worker's log is for staff only
         "failure_reason": submission.failure_reason if staff else public_reason(submission.failure_reason),
         "log_excerpt": submission.log_excerpt if staff and submission.status == SubmissionStatus.FAILED else "",
+        **_queue_place(submission),
     }
+
+
+def _queue_place(submission: Submission) -> dict:
+    """Where a pending submission stands in the fair queue (empty otherwise)."""
+    if submission.status != SubmissionStatus.PENDING:
+        return {}
+    position, start = queue_selector.estimate_for(submission)
+    return {"queue_position": position, "estimated_start": start.isoformat() if start else None}
 
 
 def detail(request, pk: int):
@@ -144,6 +154,8 @@ def detail(request, pk: int):
         "exam_runs": list(submission.exam_runs.order_by("language")),
         "exam_notes": exam_runs.not_started_notes(submission) if submission.examine else [],
     }
+    if submission.status == SubmissionStatus.PENDING:
+        context["queue_position"], context["estimated_start"] = queue_selector.estimate_for(submission)
     return render(request, "submissions/detail.html", context)
 
 
@@ -157,12 +169,21 @@ def detail_json(request, pk: int):
 def queue(request):
     groups = [
         ("Running", service.recent_submissions([SubmissionStatus.RUNNING])),
-        ("Pending", service.recent_submissions([SubmissionStatus.PENDING], limit=200)),
         ("Finished", service.recent_submissions([SubmissionStatus.FINISHED])),
         ("Failed", service.recent_submissions([SubmissionStatus.FAILED])),
         ("Cancelled", service.recent_submissions([SubmissionStatus.CANCELLED], limit=20)),
     ]
     exam_runs_shown = list(ExamRun.objects.order_by("-created_at")[:30])  # issue #17: exams on the gpu queue
-    live = any(group[1] for group in groups[:2]) or any(run.status in exam_runs.LIVE for run in exam_runs_shown)
-    context = {"groups": groups, "live": live, "refresh_seconds": 15, "exam_runs": exam_runs_shown}
+    live = bool(groups[0][1]) or any(run.status in exam_runs.LIVE for run in exam_runs_shown)
+    waiting, waiting_total = queue_selector.waiting(limit=100)  # the fair queue's order
+    live = live or bool(waiting)
+    context = {
+        "groups": groups,
+        "waiting": waiting,
+        "waiting_total": waiting_total,
+        "queue_ahead": settings.GLOSSA_QUEUE_AHEAD,
+        "live": live,
+        "refresh_seconds": 15,
+        "exam_runs": exam_runs_shown,
+    }
     return render(request, "submissions/queue.html", context)

@@ -97,12 +97,15 @@ def test_a_pending_submission_whose_message_is_lost_is_queued_again(
     model, empty_gpu_queue, settings, django_capture_on_commit_callbacks
 ):
     settings.GLOSSA_PENDING_TIMEOUT = 60
-    lost = Submission.objects.create(model=model, celery_task_id="lost-task")
+    # sent to the broker (dispatched_at) whose message is gone; held work is the fair queue's
+    lost = Submission.objects.create(model=model, celery_task_id="lost-task", dispatched_at=timezone.now())
     age(lost, 120)
     waiting = Submission.objects.create(model=model, few_shot=False, celery_task_id="waiting-task")
     service.enqueue(waiting.pk, "waiting-task")
     age(waiting, 120)
-    fresh = Submission.objects.create(model=model, commit_sha="f" * 40, celery_task_id="fresh-task")
+    fresh = Submission.objects.create(
+        model=model, commit_sha="f" * 40, celery_task_id="fresh-task", dispatched_at=timezone.now()
+    )
     assert queued_task_ids("gpu") == {"waiting-task"}
 
     with django_capture_on_commit_callbacks(execute=True):
