@@ -22,6 +22,7 @@ carry no unit, so each record's kind is told from its shape and version:
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass
 
 from django.db import DatabaseError, transaction
@@ -141,7 +142,8 @@ def _iterations(record: dict) -> list[dict[str, float]]:
 
 
 def _means(record: dict, buckets: tuple[str, ...], iterations: list[dict]) -> dict:
-    """{bucket: {mean, se}}: the record's totals where they are numbers, else the iterations' mean."""
+    """{bucket: {mean, se}}: the record's totals where they are numbers, else the iterations'
+    mean and standard error."""
     total = (record.get("results") or {}).get("total")
     total = total if isinstance(total, dict) else {}
     means = {}
@@ -149,9 +151,11 @@ def _means(record: dict, buckets: tuple[str, ...], iterations: list[dict]) -> di
         values = [values[bucket] for values in iterations]
         mean, se = total.get(f"test_{bucket}"), total.get(f"test_{bucket}_se")
         ok = isinstance(mean, int | float) and not isinstance(mean, bool) and math.isfinite(mean)
+        given_se = ok and isinstance(se, int | float) and not isinstance(se, bool) and math.isfinite(se)
+        computed_se = statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else None
         means[bucket] = {
-            "mean": float(mean) if ok else sum(values) / len(values),
-            "se": float(se) if ok and isinstance(se, int | float) and math.isfinite(se) else None,
+            "mean": float(mean) if ok else statistics.fmean(values),
+            "se": float(se) if given_se else computed_se,
         }
     return means
 
