@@ -20,6 +20,7 @@ class DeviceKind(models.TextChoices):
     CPU = "cpu", "CPU"
     CUDA = "cuda", "GPU (CUDA)"
     MPS = "mps", "GPU (Apple MPS)"
+    REMOTE = "remote", "Remote server"  # the openai backend: the server's hardware is not seen
 
 
 class EvaluationCost(models.Model):
@@ -43,8 +44,10 @@ class EvaluationCost(models.Model):
     generated_tokens_per_second = models.FloatField()
     latency_median_ms = models.FloatField()
     latency_p95_ms = models.FloatField()
-    peak_memory_bytes = models.BigIntegerField()
-    peak_memory_kind = models.CharField(max_length=10, choices=[("gpu", "GPU memory"), ("resident", "Resident memory")])
+    peak_memory_bytes = models.BigIntegerField(null=True, blank=True, help_text="Unknown (null) on a remote server.")
+    peak_memory_kind = models.CharField(
+        max_length=10, blank=True, choices=[("gpu", "GPU memory"), ("resident", "Resident memory")]
+    )
     energy_joules = models.FloatField(null=True, blank=True)
     energy_unavailable_reason = models.CharField(max_length=500, blank=True)
 

@@ -45,7 +45,13 @@ DEFAULT_AXIS = "throughput"
 
 
 def device_label(device: str) -> str:
-    return "CPU" if device == DeviceKind.CPU else "GPU"
+    """CPU, GPU or a remote server (the openai backend, whose hardware is not seen)."""
+    return {DeviceKind.CPU: "CPU", DeviceKind.REMOTE: "Remote server"}.get(device, "GPU")
+
+
+def mixed(devices) -> bool:
+    """Whether figures of more than one kind of device (CPU, GPU, remote) are on one page."""
+    return len({device_label(device) for device in devices}) > 1
 
 
 def hardware_line(hardware: dict) -> str:
@@ -97,7 +103,7 @@ class Pooled:
     generated_rate: float | None
     latency_median: float
     latency_p95: float
-    peak_memory: int
+    peak_memory: int | None  # None: a remote server, whose memory is not seen
     memory_kind: str
     energy: float | None
     wall_seconds: float
@@ -114,7 +120,7 @@ class Pooled:
             generated_rate=sum(c.generated_tokens for c in costs) / generation_time if generation_time else None,
             latency_median=statistics.median(c.latency_median_ms for c in costs),
             latency_p95=max(c.latency_p95_ms for c in costs),
-            peak_memory=max(c.peak_memory_bytes for c in costs),
+            peak_memory=max((c.peak_memory_bytes for c in costs if c.peak_memory_bytes is not None), default=None),
             memory_kind=costs[0].peak_memory_kind,
             energy=sum(energies) if all(e is not None for e in energies) else None,
             wall_seconds=sum(c.wall_seconds for c in costs),
@@ -224,7 +230,7 @@ def _pooled_text(pooled: Pooled, of: int) -> dict:
         "latency_median": format_ms(pooled.latency_median),
         "latency_p95": format_ms(pooled.latency_p95),
         "memory": format_bytes(pooled.peak_memory),
-        "memory_kind": "GPU" if pooled.memory_kind == "gpu" else "resident",
+        "memory_kind": {"gpu": "GPU", "resident": "resident"}.get(pooled.memory_kind, ""),
         "energy": f"{pooled.energy / 1000:,.2f} kJ" if pooled.energy is not None else DASH,
     }
 
@@ -352,7 +358,6 @@ def board_efficiency(board: Leaderboard, axis: str = DEFAULT_AXIS) -> dict:
     axis = axis if axis in COST_AXES else DEFAULT_AXIS
     entries = list(LeaderboardEntry.objects.filter(leaderboard=board).select_related("model").order_by("position"))
     groups = _cost_groups(entries, _board_datasets(board))
-    devices = {g["device"] == DeviceKind.CPU for g in groups}
     benchmarks = _benchmark_groups(entries)
     return {
         "board": board,
@@ -360,7 +365,7 @@ def board_efficiency(board: Leaderboard, axis: str = DEFAULT_AXIS) -> dict:
         "axes": [(key, label) for key, (label, _) in COST_AXES.items()],
         "axis_label": COST_AXES[axis][0],
         "groups": groups,
-        "mixed_devices": len(devices) > 1 or len({g["device"] == "cpu" for g in benchmarks}) > 1,
+        "mixed_devices": mixed(g["device"] for g in groups) or mixed(g["device"] for g in benchmarks),
         "benchmarks": benchmarks,
         "published": _published_groups(list({e.model_id: e.model for e in entries}.values())),
         "points": chart_points(groups, axis),
@@ -418,7 +423,7 @@ def model_efficiency(model: LanguageModel) -> dict:
     cost_groups = list(groups.values())
     return {
         "cost_groups": cost_groups,
-        "mixed_devices": len({g["device"] == DeviceKind.CPU for g in cost_groups}) > 1,
+        "mixed_devices": mixed(g["device"] for g in cost_groups),
         "benchmarks": [
             {
                 "title": _group_title(b.hardware_class, b.backend, b.device),

@@ -28,7 +28,7 @@ def cost_fields(efficiency: dict) -> dict:
         "latency_median_ms": efficiency["latency_ms"]["median"],
         "latency_p95_ms": efficiency["latency_ms"]["p95"],
         "peak_memory_bytes": efficiency["peak_memory_bytes"],
-        "peak_memory_kind": efficiency["peak_memory_kind"],
+        "peak_memory_kind": efficiency["peak_memory_kind"] or "",
         "energy_joules": efficiency["energy_joules"],
         "energy_unavailable_reason": efficiency["energy_unavailable_reason"] or "",
     }

@@ -1,10 +1,13 @@
 """The check of a record's ``efficiency`` object and of a ``glossa-speed`` file (issue #26;
-the format is the engine's, /work/wt/EFFICIENCY_CONTRACT.md, schema version 1).
+the format is the engine's, ``evaluation/efficiency.py``, schema version 1).
 
 Pure functions: each takes the decoded JSON and returns it (a copy, known keys only) or
 raises :class:`InvalidRecord` naming the field, so an import refuses that line with its
-number and goes on. ``check_efficiency`` is the one place the importer calls; when the
-engine's own validator is the reference, it is bound here in one line (``_validate``).
+number and goes on. ``check_efficiency`` and ``check_speed_report`` are the two places
+the site calls. The shape is the engine's validator's to decide (``_validate`` /
+``_validate_speed``: bound to ``evaluation.efficiency`` when the engine has it, to this
+module's own check of the same contract otherwise); the site adds what it relies on to
+group and show numbers (memory measured on the device that ran the model).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import unicodedata
 from leaderboard.services.record_fields import MAX_COUNT, InvalidRecord, _shown
 
 SCHEMA_VERSION = 1
-DEVICES = ("cpu", "cuda", "mps")
+DEVICES = ("cpu", "cuda", "mps", "remote")  # remote: an OpenAI-compatible server, its hardware unseen
 MEMORY_KINDS = ("gpu", "resident")
 MAX_SECONDS = 10**7  # about 115 days: far above any evaluation
 MAX_RATE = 10**9  # tokens per second
@@ -38,9 +41,9 @@ def _text(value: object, path: str, limit: int, *, null: bool = False) -> str | 
     return value
 
 
-def _choice(value: object, path: str, choices: tuple[str, ...]) -> str:
-    if value not in choices:
-        raise InvalidRecord(f"{path} must be one of {', '.join(choices)}, not {_shown(value)}")
+def _choice(value: object, path: str, choices: tuple) -> str:
+    if isinstance(value, bool) or value not in choices:
+        raise InvalidRecord(f"{path} must be one of {', '.join(map(str, choices))}, not {_shown(value)}")
     return value
 
 
@@ -106,7 +109,7 @@ def check_hardware(value: object, path: str = "efficiency.hardware") -> dict:
     """The hardware and software identity: ``class`` (the identity key numbers are grouped
     by, with ``backend``), the device and its count, versions, dtype, batch size."""
     hardware = _object(value, path, HARDWARE_KEYS, HARDWARE_REQUIRED)
-    return {
+    checked = {
         "class": _text(hardware["class"], f"{path}.class", 200),
         "device": _choice(hardware["device"], f"{path}.device", DEVICES),
         "device_name": _text(hardware["device_name"], f"{path}.device_name", 200),
@@ -122,14 +125,24 @@ def check_hardware(value: object, path: str = "efficiency.hardware") -> dict:
         "quantisation": _text(hardware.get("quantisation"), f"{path}.quantisation", 40, null=True),
         "batch_size": _whole(hardware.get("batch_size"), f"{path}.batch_size", 1, 1_000_000, null=True),
     }
+    if not checked["class"].startswith(checked["device"] + ":"):
+        raise InvalidRecord(
+            f"{path}.class must start with its device ({checked['device']}:), not {_shown(checked['class'])}"
+        )
+    return checked
 
 
-def _memory_matches(hardware: dict, kind: str, path: str) -> None:
-    """GPU memory is measured where there is a GPU, resident memory otherwise: a CPU run
-    reporting GPU memory (or a CUDA run reporting resident memory) is not what it says."""
-    wanted = {"cpu": "resident", "cuda": "gpu"}.get(hardware["device"])
-    if wanted and kind != wanted:
-        raise InvalidRecord(f"{path} is {kind!r} on a {hardware['device']} device; it must be {wanted!r}")
+def _memory_matches(efficiency: dict) -> None:
+    """GPU memory is measured where there is a GPU, resident memory on a CPU, none on a
+    remote server: a CPU run reporting GPU memory is not what it says (the site's check,
+    on top of the engine's)."""
+    device, kind = efficiency["hardware"]["device"], efficiency["peak_memory_kind"]
+    wanted = {"cpu": "resident", "cuda": "gpu", "remote": None}.get(device, kind)
+    if kind != wanted or (efficiency["peak_memory_bytes"] is None) != (wanted is None):
+        raise InvalidRecord(
+            f"efficiency.peak_memory_kind is {kind!r} on a {device} device; it must be {wanted!r}, "
+            "with peak_memory_bytes null exactly when the device is remote"
+        )
 
 
 def _latency(value: object, path: str) -> dict:
@@ -187,14 +200,15 @@ def _own_validate(value: object) -> dict:
             found["generated_tokens_per_second"], f"{path}.generated_tokens_per_second", MAX_RATE
         ),
         "latency_ms": _latency(found["latency_ms"], f"{path}.latency_ms"),
-        "peak_memory_bytes": _whole(found["peak_memory_bytes"], f"{path}.peak_memory_bytes", 0, 2**62),
-        "peak_memory_kind": _choice(found["peak_memory_kind"], f"{path}.peak_memory_kind", MEMORY_KINDS),
+        "peak_memory_bytes": _whole(found.get("peak_memory_bytes"), f"{path}.peak_memory_bytes", 0, 2**62, null=True),
+        "peak_memory_kind": None
+        if found.get("peak_memory_kind") is None
+        else _choice(found["peak_memory_kind"], f"{path}.peak_memory_kind", MEMORY_KINDS),
         "energy_joules": _number(found.get("energy_joules"), f"{path}.energy_joules", 1e15, null=True),
         "energy_unavailable_reason": _text(
             found.get("energy_unavailable_reason"), f"{path}.energy_unavailable_reason", 500, null=True
         ),
     }
-    _memory_matches(hardware, checked["peak_memory_kind"], f"{path}.peak_memory_kind")
     if (checked["energy_joules"] is None) == (checked["energy_unavailable_reason"] is None):
         raise InvalidRecord(
             "efficiency: give energy_joules, or a null energy_joules with energy_unavailable_reason "
@@ -203,19 +217,87 @@ def _own_validate(value: object) -> dict:
     return checked
 
 
-# The one binding: when the engine's pure validator (evaluation/efficiency.py) is the
-# reference, this line names it instead (it must raise ValueError with the field's name).
-_validate = _own_validate
+def _checked(validate, value: object, what: str) -> dict:
+    try:
+        return validate(value)
+    except InvalidRecord:
+        raise
+    except (ValueError, TypeError, KeyError) as exc:  # the engine's InvalidEfficiency is a ValueError
+        raise InvalidRecord(f"{what}: {str(exc)[:300]}") from None
 
 
 def check_efficiency(record: dict) -> dict | None:
-    """The record's ``efficiency`` checked (None when it has none); InvalidRecord otherwise."""
+    """The record's ``efficiency`` checked (None when it has none or it is null: not
+    measured); InvalidRecord naming the field otherwise."""
     value = record.get("efficiency")
     if value is None:
         return None
-    try:
-        return _validate(value)
-    except InvalidRecord:
-        raise
-    except (ValueError, TypeError, KeyError) as exc:
-        raise InvalidRecord(f"efficiency: {str(exc)[:300]}") from None
+    checked = _checked(_validate, value, "efficiency")
+    _memory_matches(checked)
+    return checked
+
+
+RUN_KEYS = frozenset(
+    {
+        "prompt_reference_tokens",
+        "batch_size",
+        "repetitions",
+        "median_seconds",
+        "prompt_tokens_per_second",
+        "generated_tokens_per_second",
+        "latency_ms",
+        "peak_memory_bytes",
+    }
+)
+SPEED_KEYS = frozenset({"kind", "schema_version", "model", "model_commit", "hardware", "runs", "created_at"})
+
+
+def _own_validate_speed(value: object) -> dict:
+    found = _object(value, "speed", SPEED_KEYS, SPEED_KEYS)
+    if found["kind"] != "glossa-speed" or found["schema_version"] != SCHEMA_VERSION:
+        raise InvalidRecord("speed: kind must be 'glossa-speed' and schema_version 1")
+    runs = found["runs"]
+    if not isinstance(runs, list) or not 0 < len(runs) <= 64:
+        raise InvalidRecord("speed.runs must be a list of 1 to 64 runs")
+    checked_runs = []
+    for number, run in enumerate(runs):
+        path = f"speed.runs[{number}]"
+        run = _object(run, path, RUN_KEYS, RUN_KEYS)
+        _choice(run["prompt_reference_tokens"], f"{path}.prompt_reference_tokens", REFERENCE_LENGTHS)
+        checked_runs.append(
+            {
+                "prompt_reference_tokens": run["prompt_reference_tokens"],
+                "batch_size": _whole(run["batch_size"], f"{path}.batch_size", 1, 1_000_000),
+                "repetitions": _whole(run["repetitions"], f"{path}.repetitions", 1, 10**9),
+                "median_seconds": _number(run["median_seconds"], f"{path}.median_seconds", MAX_SECONDS),
+                **{
+                    key: _number(run[key], f"{path}.{key}", MAX_RATE)
+                    for key in ("prompt_tokens_per_second", "generated_tokens_per_second")
+                },
+                "latency_ms": _latency(run["latency_ms"], f"{path}.latency_ms"),
+                "peak_memory_bytes": _whole(run["peak_memory_bytes"], f"{path}.peak_memory_bytes", 0, 2**62),
+            }
+        )
+    return {
+        "kind": "glossa-speed",
+        "schema_version": SCHEMA_VERSION,
+        "model": _text(found["model"], "speed.model", 300),
+        "model_commit": _text(found["model_commit"], "speed.model_commit", 200, null=True),
+        "hardware": check_hardware(found["hardware"], "speed.hardware"),
+        "runs": checked_runs,
+        "created_at": _text(found["created_at"], "speed.created_at", 40),
+    }
+
+
+def check_speed_report(value: object) -> dict:
+    """A ``glossa-speed`` report (``python -m evaluation speed``) checked; InvalidRecord otherwise."""
+    return _checked(_validate_speed, value, "speed")
+
+
+# The binding: the engine's pure validators (evaluation/efficiency.py) are the reference
+# for the shape when the engine has them; this module's own check of the contract otherwise.
+try:
+    from evaluation.efficiency import validate_efficiency as _validate
+    from evaluation.efficiency import validate_speed_report as _validate_speed
+except ImportError:  # an engine without efficiency measurement
+    _validate, _validate_speed = _own_validate, _own_validate_speed

@@ -12,7 +12,7 @@ from leaderboard.models import Evaluation, EvaluationCost, IterationScore
 from leaderboard.services.record_efficiency import check_efficiency
 from leaderboard.services.record_fields import InvalidRecord
 from leaderboard.services.results_import import import_file, import_record
-from tests.support.efficiency import CPU, GPU, efficiency
+from tests.support.efficiency import CPU, GPU, efficiency, remote_efficiency
 
 
 def record(model: str, eff: object = None, dataset: str = "scala-da") -> dict:
@@ -38,37 +38,41 @@ def hardware(**changes) -> dict:
     return CPU | changes
 
 
-# (what, efficiency object, words the line's error must contain)
+# (what, efficiency object, the field the line's error must name). The engine's validator
+# (evaluation/efficiency.py) decides the shape when it is there, this site's check otherwise;
+# both name the field.
 HOSTILE = [
-    ("a list", [1, 2], "efficiency must be an object"),
-    ("a string", "fast", "efficiency must be an object"),
-    ("schema 2", efficiency(schema_version=2), "schema_version must be 1"),
-    ("schema true", efficiency(schema_version=True), "schema_version must be 1"),
-    ("unknown field", efficiency(price_eur=3), "fields the format does not: price_eur"),
-    ("no hardware", {k: v for k, v in efficiency().items() if k != "hardware"}, "lacks hardware"),
-    ("hardware a string", efficiency() | {"hardware": "H100"}, "hardware must be an object"),
-    ("class with a newline", efficiency(hardware(**{"class": "cpu\nx"})), "hardware.class"),
-    ("class too long", efficiency(hardware(**{"class": "c" * 201})), "hardware.class"),
-    ("class empty", efficiency(hardware(**{"class": ""})), "hardware.class"),
-    ("device tpu", efficiency(hardware(device="tpu")), "hardware.device must be one of"),
+    ("a list", [1, 2], "efficiency"),
+    ("a string", "fast", "efficiency"),
+    ("schema 2", efficiency(schema_version=2), "schema_version"),
+    ("schema true", efficiency(schema_version=True), "schema_version"),
+    ("unknown field", efficiency(price_eur=3), "price_eur"),
+    ("no hardware", {k: v for k, v in efficiency().items() if k != "hardware"}, "hardware"),
+    ("hardware a string", efficiency() | {"hardware": "H100"}, "hardware"),
+    ("class with a newline", efficiency(hardware(**{"class": "cpu:\nx"})), "hardware.class"),
+    ("class too long", efficiency(hardware(**{"class": "cpu:" + "c" * 201})), "hardware.class"),
+    ("class of another device", efficiency(hardware(**{"class": "cuda:H100"})), "hardware.class"),
+    ("device tpu", efficiency(hardware(device="tpu")), "hardware.device"),
     ("device count negative", efficiency(hardware(device_count=-1)), "hardware.device_count"),
     ("threads as text", efficiency(hardware(cpu_threads="2")), "hardware.cpu_threads"),
     ("batch size zero", efficiency(hardware(batch_size=0)), "hardware.batch_size"),
-    ("unknown hardware field", efficiency(hardware(rack="A3")), "hardware has fields the format does not: rack"),
-    ("wall time NaN", efficiency(wall_seconds=float("nan")), "wall_seconds must be a finite number"),
-    ("wall time negative", efficiency(wall_seconds=-1.0), "wall_seconds must be a finite number"),
-    ("wall time true", efficiency(wall_seconds=True), "wall_seconds must be a finite number"),
-    ("tokens as float", efficiency(prompt_tokens=10.5), "prompt_tokens must be a whole number"),
-    ("tokens huge", efficiency(generated_tokens=10**16), "generated_tokens must be a whole number"),
-    ("throughput infinite", efficiency(prompt_tokens_per_second=1e300), "prompt_tokens_per_second"),
-    ("latency list", efficiency(latency_ms=[1, 2]), "latency_ms must be an object"),
-    ("p95 below median", efficiency(latency_ms={"median": 10.0, "p95": 5.0}), "p95 (5) is below its median"),
-    ("memory kind tape", efficiency(peak_memory_kind="tape"), "peak_memory_kind must be one of"),
-    ("gpu memory on a cpu", efficiency(peak_memory_kind="gpu"), "'gpu' on a cpu device"),
-    ("energy and reason", efficiency(energy_joules=3.0), "not both, not neither"),
-    ("neither energy nor reason", efficiency(energy_unavailable_reason=None), "not both, not neither"),
+    ("unknown hardware field", efficiency(hardware(rack="A3")), "rack"),
+    ("wall time NaN", efficiency(wall_seconds=float("nan")), "wall_seconds"),
+    ("wall time negative", efficiency(wall_seconds=-1.0), "wall_seconds"),
+    ("wall time true", efficiency(wall_seconds=True), "wall_seconds"),
+    ("tokens as float", efficiency(prompt_tokens=10.5), "prompt_tokens"),
+    ("tokens huge", efficiency(generated_tokens=10**16), "generated_tokens"),
+    ("throughput huge", efficiency(prompt_tokens_per_second=1e300), "prompt_tokens_per_second"),
+    ("latency list", efficiency(latency_ms=[1, 2]), "latency_ms"),
+    ("p95 below median", efficiency(latency_ms={"median": 10.0, "p95": 5.0}), "latency_ms.p95"),
+    ("memory kind tape", efficiency(peak_memory_kind="tape"), "peak_memory_kind"),
+    ("gpu memory on a cpu", efficiency(peak_memory_kind="gpu"), "peak_memory_kind"),
+    ("no memory on a cpu", efficiency(peak_memory_kind=None, peak_memory_bytes=None), "peak_memory"),
+    ("energy and reason", efficiency(energy_joules=3.0), "energy"),
+    ("neither energy nor reason", efficiency(energy_unavailable_reason=None), "energy"),
     ("reason with a NUL", efficiency(energy_unavailable_reason="no\x00"), "energy_unavailable_reason"),
     ("tokenizer as a number", efficiency(reference_tokenizer=2), "reference_tokenizer"),
+    ("memory on a remote server", remote_efficiency(peak_memory_bytes=10, peak_memory_kind="gpu"), "peak_memory"),
 ]
 
 
@@ -107,7 +111,12 @@ def test_a_records_efficiency_is_stored_as_its_cost_and_reimporting_changes_noth
     gpu = EvaluationCost.objects.get(evaluation__model__model_id="org/gpu")
     assert (gpu.device, gpu.backend, gpu.energy_joules, gpu.energy_unavailable_reason) == ("cuda", "vllm", 950.0, "")
     assert gpu.reference_prompt_tokens / gpu.prompt_seconds == pytest.approx(9000.0)
+    # a remote server's memory is not seen: stored as unknown, never as zero
+    assert import_file(write(tmp_path, [record("org/remote", remote_efficiency())])).imported == 1
+    remote = EvaluationCost.objects.get(evaluation__model__model_id="org/remote")
+    assert (remote.device, remote.peak_memory_bytes, remote.peak_memory_kind) == ("remote", None, "")
 
+    path = write(tmp_path, [record("org/cpu", efficiency(CPU)), record("org/gpu", efficiency(GPU, rate=9000.0))])
     again = import_file(path)
     assert (again.imported, again.updated, again.unchanged) == (0, 0, 2)
 
@@ -120,7 +129,7 @@ def test_a_records_efficiency_is_stored_as_its_cost_and_reimporting_changes_noth
 def test_the_workers_path_stores_the_cost_and_refuses_a_hostile_one_before_anything_is_stored():
     assert import_record(record("org/worker", efficiency(GPU)), source="submission:1") == "imported"
     assert EvaluationCost.objects.get(evaluation__model__model_id="org/worker").device == "cuda"
-    with pytest.raises(InvalidRecord, match="latency_ms.median"):
+    with pytest.raises(InvalidRecord, match="latency_ms"):
         import_record(record("org/worker2", efficiency(latency_ms={"median": -1, "p95": 3})), source="x")
     assert not Evaluation.objects.filter(model__model_id="org/worker2").exists()
 

@@ -55,3 +55,18 @@ def efficiency(hardware: dict = CPU, *, rate: float = 400.0, **overrides) -> dic
     }
     value.update(overrides)
     return value
+
+
+REMOTE = CPU | {
+    "class": "remote:openai",
+    "device": "remote",
+    "device_name": "an OpenAI-compatible server",
+    "backend": "openai",
+    "transformers": None,
+    "batch_size": None,
+}
+
+
+def remote_efficiency(**overrides) -> dict:
+    """A remote server's efficiency: its memory is not seen (null), everything else measured."""
+    return efficiency(REMOTE, **({"peak_memory_bytes": None, "peak_memory_kind": None} | overrides))
