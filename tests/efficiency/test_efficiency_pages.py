@@ -149,3 +149,15 @@ def test_costs_never_move_a_rank_score(measured_board):
     EvaluationCost.objects.all().delete()
     PublishedSpeed.objects.all().delete()
     assert {e.model.model_id: e.rank_score for e in _aggregated()} == measured_board
+
+
+def test_a_speed_benchmark_is_the_views_primary_table(client, measured_board):
+    from leaderboard.services.speed_jobs import store_benchmark
+    from tests.support.efficiency import speed_report
+
+    store_benchmark(speed_report("careful/high", None), source="speed.json")
+    view = page(client, reverse("board-efficiency", args=["da"]))
+    section = view.select_one("#speed-benchmarks ~ section.efficiency-group")
+    assert section.find("h3").get_text() == f"CPU · {CPU['class']} · transformers"
+    rows = table_rows(section.find("table"))
+    assert rows[0][0] == "careful/high" and rows[0][2:5] == ["100", "1", "250"] and len(rows) == 4

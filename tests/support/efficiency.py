@@ -70,3 +70,31 @@ REMOTE = CPU | {
 def remote_efficiency(**overrides) -> dict:
     """A remote server's efficiency: its memory is not seen (null), everything else measured."""
     return efficiency(REMOTE, **({"peak_memory_bytes": None, "peak_memory_kind": None} | overrides))
+
+
+def speed_report(model: str, commit: str | None, hardware: dict = CPU, rate: float = 250.0) -> dict:
+    """A ``glossa-speed`` report (``python -m evaluation speed``): 100 and 1,000 reference
+    tokens, batch 1 and 8."""
+    runs = [
+        {
+            "prompt_reference_tokens": length,
+            "batch_size": batch,
+            "repetitions": 10,
+            "median_seconds": length * batch / rate,
+            "prompt_tokens_per_second": rate,
+            "generated_tokens_per_second": rate / 20,
+            "latency_ms": {"median": 1000.0 * length / rate, "p95": 1100.0 * length / rate},
+            "peak_memory_bytes": 1_000_000_000 + length * batch * 1000,
+        }
+        for length in (100, 1000)
+        for batch in (1, 8)
+    ]
+    return {
+        "kind": "glossa-speed",
+        "schema_version": 1,
+        "model": model,
+        "model_commit": commit,
+        "hardware": copy.deepcopy(hardware),
+        "runs": runs,
+        "created_at": "2026-11-25T22:00:00+00:00",
+    }
