@@ -13,7 +13,6 @@ has it. EuroEval's published speed records are their own kind (``published_speed
 
 from __future__ import annotations
 
-import statistics
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -31,6 +30,15 @@ from leaderboard.models import (
 )
 from leaderboard.pareto import pareto_front
 from leaderboard.ranking import entry_display_name
+from leaderboard.selectors.cost_display import (
+    Pooled,
+    benchmark_rows,
+    device_label,
+    format_rate,
+    hardware_line,
+    mixed,
+    pooled_text,
+)
 from leaderboard.selectors.formatting import DASH, format_number, model_url, variant_label
 from leaderboard.services.published_speed import KINDS
 
@@ -39,92 +47,6 @@ COST_AXES = {
     "memory": ("Peak memory (GB, lower is better)", False),
 }
 DEFAULT_AXIS = "throughput"
-
-
-# --- display helpers (pure) ---------------------------------------------------------
-
-
-def device_label(device: str) -> str:
-    """CPU, GPU or a remote server (the openai backend, whose hardware is not seen)."""
-    return {DeviceKind.CPU: "CPU", DeviceKind.REMOTE: "Remote server"}.get(device, "GPU")
-
-
-def mixed(devices) -> bool:
-    """Whether figures of more than one kind of device (CPU, GPU, remote) are on one page."""
-    return len({device_label(device) for device in devices}) > 1
-
-
-def hardware_line(hardware: dict) -> str:
-    """``2 × NVIDIA H100 · vllm 0.11 · bfloat16 · batch 8 · driver 550 · torch 2.13`` from a
-    stored hardware dict (checked on import; read defensively all the same)."""
-    get = lambda key: hardware.get(key) if isinstance(hardware.get(key), str | int) else None  # noqa: E731
-    device = f"{get('device_count') or 1} × {get('device_name') or '?'}"
-    if hardware.get("device") == DeviceKind.CPU:
-        device = f"{get('cpu_model') or get('device_name') or '?'}, {get('cpu_threads') or '?'} threads"
-    backend = get("backend") or "?"
-    engine = get("vllm") if backend == "vllm" else get("transformers") if backend == "transformers" else None
-    parts = [
-        f"{device_label(str(hardware.get('device')))}: {device}",
-        f"{backend} {engine}" if engine else backend,
-        str(get("dtype") or "?") + (f" ({get('quantisation')})" if get("quantisation") else ""),
-        f"batch {get('batch_size')}" if get("batch_size") else "",
-        f"driver {get('driver')}" if get("driver") else "",
-        f"torch {get('torch')}" if get("torch") else "",
-    ]
-    return " · ".join(part for part in parts if part)
-
-
-def format_rate(value: float | None) -> str:
-    if value is None:
-        return DASH
-    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
-
-
-def format_bytes(value: float | None) -> str:
-    return DASH if value is None else f"{value / 1e9:.2f} GB"
-
-
-def format_ms(value: float | None) -> str:
-    if value is None:
-        return DASH
-    return f"{value:,.0f} ms" if value >= 100 else f"{value:.3g} ms"
-
-
-# --- per-entry pooling (pure) -------------------------------------------------------
-
-
-@dataclass
-class Pooled:
-    """One entry's costs on one hardware identity, over its measured datasets."""
-
-    datasets: int
-    reference_rate: float | None  # reference prompt tokens per second
-    prompt_rate: float | None  # the model's own prompt tokens per second
-    generated_rate: float | None
-    latency_median: float
-    latency_p95: float
-    peak_memory: int | None  # None: a remote server, whose memory is not seen
-    memory_kind: str
-    energy: float | None
-    wall_seconds: float
-
-    @classmethod
-    def of(cls, costs: list[EvaluationCost]) -> Pooled:
-        prompt_time = sum(c.prompt_seconds for c in costs)
-        generation_time = sum(c.generation_seconds for c in costs)
-        energies = [c.energy_joules for c in costs]
-        return cls(
-            datasets=len(costs),
-            reference_rate=sum(c.reference_prompt_tokens for c in costs) / prompt_time if prompt_time else None,
-            prompt_rate=sum(c.prompt_tokens for c in costs) / prompt_time if prompt_time else None,
-            generated_rate=sum(c.generated_tokens for c in costs) / generation_time if generation_time else None,
-            latency_median=statistics.median(c.latency_median_ms for c in costs),
-            latency_p95=max(c.latency_p95_ms for c in costs),
-            peak_memory=max((c.peak_memory_bytes for c in costs if c.peak_memory_bytes is not None), default=None),
-            memory_kind=costs[0].peak_memory_kind,
-            energy=sum(energies) if all(e is not None for e in energies) else None,
-            wall_seconds=sum(c.wall_seconds for c in costs),
-        )
 
 
 # --- a board's efficiency view ------------------------------------------------------
@@ -140,19 +62,18 @@ def _board_datasets(board: Leaderboard) -> dict[str, dict]:
     return {spec["name"]: spec for spec in specs if isinstance(spec, dict) and isinstance(spec.get("name"), str)}
 
 
-def _counted(cost: EvaluationCost, entry: LeaderboardEntry, datasets: dict[str, dict]) -> bool:
+def _counted(cost: CostRow, entry: LeaderboardEntry, datasets: dict[str, dict]) -> bool:
     """Whether the cost is of an evaluation the entry's board counts: its dataset version
     and protocol, the entry's variant and shown commit."""
-    ev = cost.evaluation
-    spec = datasets.get(ev.dataset.name)
-    if spec is None or (ev.few_shot, ev.validation_split) != (entry.few_shot, entry.validation_split):
+    spec = datasets.get(cost.dataset)
+    if spec is None or (cost.few_shot, cost.validation_split) != (entry.few_shot, entry.validation_split):
         return False
-    if entry.commit_sha and ev.commit_sha != entry.commit_sha:
+    if entry.commit_sha and cost.commit_sha != entry.commit_sha:
         return False
     version = spec.get("version")
-    if version and ev.dataset_version.fingerprint != version:
+    if version and cost.fingerprint != version:
         return False
-    return not spec.get("protocol") or Protocol(ev.num_iterations, ev.test_limit).key == spec["protocol"]
+    return not spec.get("protocol") or Protocol(cost.num_iterations, cost.test_limit).key == spec["protocol"]
 
 
 def efficiency_stamp() -> str:
@@ -181,16 +102,74 @@ def _entry_head(entry: LeaderboardEntry) -> dict:
     }
 
 
+@dataclass(frozen=True, slots=True)
+class CostRow:
+    """What the view reads of a cost and its evaluation: plain values (a board's thousands of
+    costs are not built as model instances)."""
+
+    hardware_class: str
+    backend: str
+    device: str
+    hardware: dict
+    wall_seconds: float
+    prompt_tokens: int
+    generated_tokens: int
+    reference_prompt_tokens: int
+    prompt_tokens_per_second: float
+    generated_tokens_per_second: float
+    latency_median_ms: float
+    latency_p95_ms: float
+    peak_memory_bytes: int | None
+    peak_memory_kind: str
+    energy_joules: float | None
+    model_id: int
+    few_shot: bool
+    validation_split: bool
+    commit_sha: str
+    num_iterations: int
+    test_limit: int
+    dataset: str
+    fingerprint: str
+
+
+# CostRow's fields, in its order, as the query names them.
+COST_COLUMNS = (
+    "hardware_class",
+    "backend",
+    "device",
+    "hardware",
+    "wall_seconds",
+    "prompt_tokens",
+    "generated_tokens",
+    "reference_prompt_tokens",
+    "prompt_tokens_per_second",
+    "generated_tokens_per_second",
+    "latency_median_ms",
+    "latency_p95_ms",
+    "peak_memory_bytes",
+    "peak_memory_kind",
+    "energy_joules",
+    "evaluation__model_id",
+    "evaluation__few_shot",
+    "evaluation__validation_split",
+    "evaluation__commit_sha",
+    "evaluation__num_iterations",
+    "evaluation__test_limit",
+    "evaluation__dataset__name",
+    "evaluation__dataset_version__fingerprint",
+)
+
+
 def _cost_groups(entries: list[LeaderboardEntry], datasets: dict[str, dict]) -> list[dict]:
     by_model: dict[int, list[LeaderboardEntry]] = defaultdict(list)
     for entry in entries:
         by_model[entry.model_id].append(entry)
-    costs = EvaluationCost.objects.filter(
+    values = EvaluationCost.objects.filter(
         evaluation__model_id__in=list(by_model), evaluation__dataset__name__in=list(datasets)
-    ).select_related("evaluation__dataset", "evaluation__dataset_version")
+    ).values_list(*COST_COLUMNS)
     grouped: dict[tuple[str, str], dict] = {}
-    for cost in costs:
-        for entry in by_model[cost.evaluation.model_id]:
+    for cost in (CostRow(*row) for row in values):
+        for entry in by_model[cost.model_id]:
             if not _counted(cost, entry, datasets):
                 continue
             group = grouped.setdefault(
@@ -204,7 +183,7 @@ def _cost_groups(entries: list[LeaderboardEntry], datasets: dict[str, dict]) -> 
         rows = []
         for pk, entry_costs in group["entries"].items():
             pooled = Pooled.of(entry_costs)
-            rows.append({**_entry_head(entry_of[pk]), "pooled": pooled, **_pooled_text(pooled, len(datasets))})
+            rows.append({**_entry_head(entry_of[pk]), "pooled": pooled, **pooled_text(pooled, len(datasets))})
         rows.sort(key=lambda row: row["position"])
         groups.append(
             {
@@ -219,39 +198,6 @@ def _cost_groups(entries: list[LeaderboardEntry], datasets: dict[str, dict]) -> 
         )
     groups.sort(key=lambda g: (g["device"] == DeviceKind.CPU, g["title"]))
     return groups
-
-
-def _pooled_text(pooled: Pooled, of: int) -> dict:
-    return {
-        "measured": f"{pooled.datasets} of {of}",
-        "reference_rate": format_rate(pooled.reference_rate),
-        "prompt_rate": format_rate(pooled.prompt_rate),
-        "generated_rate": format_rate(pooled.generated_rate),
-        "latency_median": format_ms(pooled.latency_median),
-        "latency_p95": format_ms(pooled.latency_p95),
-        "memory": format_bytes(pooled.peak_memory),
-        "memory_kind": {"gpu": "GPU", "resident": "resident"}.get(pooled.memory_kind, ""),
-        "energy": f"{pooled.energy / 1000:,.2f} kJ" if pooled.energy is not None else DASH,
-    }
-
-
-def benchmark_rows(benchmark: SpeedBenchmark) -> list[dict]:
-    """A speed benchmark's runs for display, shortest prompt and smallest batch first."""
-    runs = [run for run in benchmark.runs if isinstance(run, dict)]
-    runs.sort(key=lambda run: (run.get("prompt_reference_tokens") or 0, run.get("batch_size") or 0))
-    return [
-        {
-            "prompt": run.get("prompt_reference_tokens"),
-            "batch": run.get("batch_size"),
-            "repetitions": run.get("repetitions"),
-            "prompt_rate": format_rate(run.get("prompt_tokens_per_second")),
-            "generated_rate": format_rate(run.get("generated_tokens_per_second")),
-            "latency_median": format_ms((run.get("latency_ms") or {}).get("median")),
-            "latency_p95": format_ms((run.get("latency_ms") or {}).get("p95")),
-            "memory": format_bytes(run.get("peak_memory_bytes")),
-        }
-        for run in runs
-    ]
 
 
 def _benchmark_groups(entries: list[LeaderboardEntry]) -> list[dict]:
@@ -382,6 +328,7 @@ def model_efficiency(model: LanguageModel) -> dict:
     costs = (
         EvaluationCost.objects.filter(evaluation__model=model)
         .select_related("evaluation__dataset")
+        .defer("evaluation__record")
         .order_by("device", "hardware_class", "backend", "evaluation__dataset__name")
     )
     groups: dict[tuple[str, str], dict] = {}
@@ -404,7 +351,7 @@ def model_efficiency(model: LanguageModel) -> dict:
                 "examples": cost.examples,
                 "wall": f"{cost.wall_seconds:,.1f} s",
                 "load": f"{cost.load_seconds:,.1f} s",
-                **_pooled_text(Pooled.of([cost]), 1),
+                **pooled_text(Pooled.of([cost]), 1),
                 "energy_reason": cost.energy_unavailable_reason,
             }
         )
