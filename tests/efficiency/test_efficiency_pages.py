@@ -161,3 +161,26 @@ def test_a_speed_benchmark_is_the_views_primary_table(client, measured_board):
     assert section.find("h3").get_text() == f"CPU · {CPU['class']} · transformers"
     rows = table_rows(section.find("table"))
     assert rows[0][0] == "careful/high" and rows[0][2:5] == ["100", "1", "250"] and len(rows) == 4
+
+
+@pytest.mark.django_db
+def test_a_group_board_pools_its_language_boards_datasets(client):
+    from leaderboard.models import Evaluation
+    from leaderboard.services.efficiency_store import store_cost
+    from tests.pages.builders import EntrySpec, build_board
+
+    built = build_board(
+        "mainland",
+        "Mainland",
+        entries=[EntrySpec("g/one", quality=0.8), EntrySpec("g/two", quality=0.3)],
+        kind="group",
+        boards=["da", "sv"],
+    )
+    for number, evaluation in enumerate(Evaluation.objects.order_by("pk")):
+        store_cost(evaluation, efficiency(CPU, rate=100.0 * (1 + number % 2)))
+    view = page(client, reverse("board-efficiency", args=[built.board.code]))
+    rows = table_rows(view.select_one("#evaluation-costs ~ section.efficiency-group table"))
+    datasets = Evaluation.objects.filter(model__model_id="g/one").count()
+    assert [row[1] for row in rows] == ["g/one", "g/two"]
+    assert rows[0][3] == f"{datasets} of {datasets}" and datasets == 8  # 4 datasets on each of two boards
+    assert view.select_one("#mixed-devices") is None  # one CPU identity: nothing to warn about
