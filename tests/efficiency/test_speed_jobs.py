@@ -110,3 +110,35 @@ def test_a_submission_without_a_commit_is_refused_and_a_report_file_imports():
     assert speed_jobs.import_report_file(json.dumps(speed_report("org/file", None)), source="f.json") == "imported"
     with pytest.raises(InvalidRecord, match="runs"):
         speed_jobs.import_report_file(json.dumps(speed_report("org/file", None) | {"runs": []}), source="f.json")
+
+
+@pytest.fixture
+def default_queue():
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    client.delete("default")
+    yield client
+    client.delete("default")
+
+
+@pytest.mark.django_db
+def test_the_gpu_task_reports_a_failure_by_event_and_the_site_records_it(submission, default_queue):
+    """The gpu side's task body, run here on a model that cannot be resolved offline: its
+    ``failed`` event goes through the real broker to the default side, which closes the job."""
+    from leaderboard.tasks.speed import apply_speed_event, run_speed_benchmark
+
+    LanguageModel.objects.filter(pk=submission.model_id).update(model_id="org/not-on-this-machine")
+    submission.refresh_from_db()
+    task = speed_jobs.queue(submission)
+    job = {k: v for k, v in Submission.objects.get(pk=submission.pk).job["speed"].items() if k != "state"}
+    assert run_speed_benchmark.run(job) is False
+    messages = default_queue.lrange("default", 0, -1)
+    assert len(messages) == 1
+    message = json.loads(messages[0])
+    assert message["headers"]["task"] == "leaderboard.tasks.apply_speed_event"
+    event = json.loads(base64.b64decode(message["body"]))[0][0]
+    assert (event["kind"], event["task"], event["submission"]) == ("failed", task, submission.pk)
+    assert apply_speed_event.run(event) is True
+    closed = Submission.objects.get(pk=submission.pk).job["speed"]
+    assert closed["state"] == "failed" and closed["note"] == event["reason"] and closed["note"]
+    assert apply_speed_event.run(event | {"task": "forged"}) is False  # another task id: dropped
+    assert not SpeedBenchmark.objects.exists()
