@@ -142,3 +142,15 @@ def test_the_gpu_task_reports_a_failure_by_event_and_the_site_records_it(submiss
     assert closed["state"] == "failed" and closed["note"] == event["reason"] and closed["note"]
     assert apply_speed_event.run(event | {"task": "forged"}) is False  # another task id: dropped
     assert not SpeedBenchmark.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_admin_lists_costs_benchmarks_and_published_speeds_read_only(client):
+    speed_jobs.import_report_file(json.dumps(speed_report("org/file", None)), source="f.json")
+    client.force_login(User.objects.create_superuser("root", "root@example.org", "pw"))
+    for name in ("evaluationcost", "speedbenchmark", "publishedspeed"):
+        assert client.get(reverse(f"admin:leaderboard_{name}_changelist")).status_code == 200
+        assert client.get(reverse(f"admin:leaderboard_{name}_add")).status_code == 403
+    bench = SpeedBenchmark.objects.get()
+    page = client.get(reverse("admin:leaderboard_speedbenchmark_change", args=[bench.pk]))
+    assert page.status_code == 200 and b'name="_save"' not in page.content
