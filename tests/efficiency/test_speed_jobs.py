@@ -24,12 +24,13 @@ COMMIT = "c" * 40
 
 
 @pytest.fixture
-def gpu_queue():
-    """The broker's ``gpu`` queue (this suite's own Redis database), emptied before and after."""
+def broker():
+    """The broker's ``gpu`` and ``default`` queues (this suite's own Redis database), emptied
+    before and after."""
     client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-    client.delete("gpu")
+    client.delete("gpu", "default")
     yield client
-    client.delete("gpu")
+    client.delete("gpu", "default")
 
 
 @pytest.fixture
@@ -41,7 +42,7 @@ def submission(db):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_admin_action_queues_the_job_on_the_gpu_queue_and_keeps_it(client, submission, gpu_queue):
+def test_the_admin_action_queues_the_job_on_the_gpu_queue_and_keeps_it(client, submission, broker):
     admin = User.objects.create_superuser("root", "root@example.org", "pw")
     client.force_login(admin)
     response = client.post(
@@ -54,7 +55,7 @@ def test_the_admin_action_queues_the_job_on_the_gpu_queue_and_keeps_it(client, s
     assert job["task"] == "t-eval"  # the evaluation's job is untouched
     speed = job["speed"]
     assert (speed["model"], speed["commit"], speed["state"]) == ("org/speedy", COMMIT, "queued")
-    messages = gpu_queue.lrange("gpu", 0, -1)
+    messages = broker.lrange("gpu", 0, -1)
     assert len(messages) == 1
     message = json.loads(messages[0])
     assert message["headers"]["task"] == "leaderboard.tasks.run_speed_benchmark"
@@ -112,16 +113,8 @@ def test_a_submission_without_a_commit_is_refused_and_a_report_file_imports():
         speed_jobs.import_report_file(json.dumps(speed_report("org/file", None) | {"runs": []}), source="f.json")
 
 
-@pytest.fixture
-def default_queue():
-    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-    client.delete("default")
-    yield client
-    client.delete("default")
-
-
 @pytest.mark.django_db
-def test_the_gpu_task_reports_a_failure_by_event_and_the_site_records_it(submission, default_queue):
+def test_the_gpu_task_reports_a_failure_by_event_and_the_site_records_it(submission, broker):
     """The gpu side's task body, run here on a model that cannot be resolved offline: its
     ``failed`` event goes through the real broker to the default side, which closes the job."""
     from leaderboard.tasks.speed import apply_speed_event, run_speed_benchmark
@@ -131,7 +124,7 @@ def test_the_gpu_task_reports_a_failure_by_event_and_the_site_records_it(submiss
     task = speed_jobs.queue(submission)
     job = {k: v for k, v in Submission.objects.get(pk=submission.pk).job["speed"].items() if k != "state"}
     assert run_speed_benchmark.run(job) is False
-    messages = default_queue.lrange("default", 0, -1)
+    messages = broker.lrange("default", 0, -1)
     assert len(messages) == 1
     message = json.loads(messages[0])
     assert message["headers"]["task"] == "leaderboard.tasks.apply_speed_event"
