@@ -25,6 +25,8 @@ def mixed(devices) -> bool:
 def hardware_line(hardware: dict) -> str:
     """``2 × NVIDIA H100 · vllm 0.11 · bfloat16 · batch 8 · driver 550 · torch 2.13`` from a
     stored hardware dict (checked on import; read defensively all the same)."""
+    if not isinstance(hardware, dict):
+        return "hardware not recorded"
     get = lambda key: hardware.get(key) if isinstance(hardware.get(key), str | int) else None  # noqa: E731
     device = f"{get('device_count') or 1} × {get('device_name') or '?'}"
     if hardware.get("device") == DeviceKind.CPU:
