@@ -251,6 +251,8 @@ CELERY_TASK_ROUTES = {
     "leaderboard.tasks.apply_submission_event": {"queue": "default"},
     "leaderboard.tasks.run_exam": {"queue": "gpu"},
     "leaderboard.tasks.apply_exam_event": {"queue": "default"},
+    "leaderboard.tasks.run_speed_benchmark": {"queue": "gpu"},
+    "leaderboard.tasks.apply_speed_event": {"queue": "default"},
 }
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

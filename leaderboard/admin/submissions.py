@@ -1,8 +1,9 @@
-"""Submissions in the admin: re-queue and cancel."""
+"""Submissions in the admin: re-queue, cancel, and run the speed benchmark (issue #26.5)."""
 
 from django.contrib import admin, messages
 
 from leaderboard.models import Submission
+from leaderboard.services import speed_jobs
 from leaderboard.services import submission_lifecycle as lifecycle
 from leaderboard.services import submissions as service
 
@@ -38,7 +39,7 @@ class SubmissionAdmin(admin.ModelAdmin):
         "finished_at",
         "created_at",
     )
-    actions = ["requeue_submissions", "cancel_submissions"]
+    actions = ["requeue_submissions", "cancel_submissions", "benchmark_speed"]
 
     def has_requeue_permission(self, request) -> bool:
         return request.user.has_perm("leaderboard.requeue_submission")
@@ -69,3 +70,21 @@ class SubmissionAdmin(admin.ModelAdmin):
             self.message_user(
                 request, f"{skipped} were not pending or running and were left as they are.", messages.WARNING
             )
+
+    @admin.action(
+        description="Run the speed benchmark on the selected submissions' models (queue gpu)", permissions=["requeue"]
+    )
+    def benchmark_speed(self, request, queryset):
+        """GPU time, like a re-queue: for whoever may re-queue. The report is checked against
+        the job kept on the submission and becomes the model's primary efficiency numbers."""
+        queued, refused = 0, []
+        for submission in queryset.select_related("model"):
+            try:
+                speed_jobs.queue(submission)
+                queued += 1
+            except speed_jobs.SpeedRefused as exc:
+                refused.append(f"#{submission.pk}: {exc}")
+        if queued:
+            self.message_user(request, f"Queued the speed benchmark of {queued} submission(s).", messages.SUCCESS)
+        for line in refused:
+            self.message_user(request, line, messages.WARNING)

@@ -22,7 +22,8 @@ record with the field's path, so a line that cannot be trusted is an error with 
 number and never a zero. Glossa's own exports (:mod:`.writer`) add the identity EEE has no
 field for: ``source_data.additional_details.dataset_version``,
 ``model_info.additional_details.model_commit`` / ``model_revision`` / ``precision``,
-``eval_library.additional_details.iterations`` / ``limit`` / ``seed``, and the record's
+``eval_library.additional_details.iterations`` / ``limit`` / ``seed`` / ``efficiency``
+(the evaluation's cost, JSON-encoded), and the record's
 remaining fields as JSON in ``eval_library.additional_details.glossa_record``.
 """
 
@@ -252,6 +253,8 @@ def legacy_record(record: dict) -> dict:
         **_model_fields(_object(model_info, "additional_details", "model_info.")),
         **_library_fields(library, details),
     }
+    if details.get("efficiency") is not None:  # Glossa's export: the cost, checked by the importer
+        converted["efficiency"] = _decoded(details["efficiency"], "eval_library.additional_details.efficiency")
     version = _text(source_details.get("dataset_version"), "source_data.additional_details.dataset_version")
     if version and not version.startswith(PUBLISHED):
         converted["dataset_version"] = version

@@ -8,7 +8,8 @@ Glossa's identity travels along: the dataset version (fingerprint) in the result
 ``source_data.additional_details.dataset_version``, the model commit in
 ``model_info.additional_details.model_commit``, the protocol in
 ``eval_library.additional_details.protocol`` (``iterations`` and ``limit`` as the record
-has them), and every other field of the stored record as JSON in
+has them), the evaluation's cost (issue #26) JSON-encoded in
+``eval_library.additional_details.efficiency``, and every other field of the stored record as JSON in
 ``eval_library.additional_details.glossa_record``, so :mod:`.records` gives the record back.
 Per-iteration scores are the stored ones (fractions, canonical metric names with the
 split's prefix); ``results.total`` is the record's, or computed from the scores and marked
@@ -36,7 +37,7 @@ from leaderboard.eee.records import (
 SCHEMA_VERSION = "0.2.1"
 INSTANCE_SCHEMA_VERSION = "instance_level_eval_0.2.1"
 MAPPED = frozenset(
-    {"dataset", "task", "dataset_languages", "model", "results", "euroeval_version", "dataset_version"}
+    {"dataset", "task", "dataset_languages", "model", "results", "euroeval_version", "dataset_version", "efficiency"}
     | set(MODEL_COUNTS + MODEL_FLAGS + MODEL_TEXTS + LIBRARY_FLAGS + LIBRARY_TEXTS + LIBRARY_COUNTS)
 )
 SIGNED_METRICS = frozenset({"mcc"})  # in [-100, 100]; the others in [0, 100]
@@ -177,6 +178,8 @@ def _library(stored: StoredEvaluation) -> dict:
         **{key: record.get(key) for key in LIBRARY_FLAGS + LIBRARY_TEXTS + LIBRARY_COUNTS},
         "protocol": stored.protocol,
         "raw_results": json.dumps(raw_results(stored), ensure_ascii=False),
+        # what the evaluation cost (issue #26), JSON-encoded: EEE has no field for it
+        "efficiency": json.dumps(record["efficiency"], ensure_ascii=False) if record.get("efficiency") else None,
         "glossa_record": json.dumps(extra, ensure_ascii=False, sort_keys=True) if extra else None,
     }
     euroeval = record.get("euroeval_version")

@@ -6,10 +6,12 @@ the significance tests of the mean rank score and its bootstrap interval.
 
 Split by job: ``registry`` (languages, groups, datasets, versions), ``submissions``
 (models, grants, submissions), ``results`` (evaluations, iteration scores), ``boards``
-(aggregates, rankings, snapshots, runs), ``exams`` (language models as examiners); every model is importable from here.
+(aggregates, rankings, snapshots, runs), ``efficiency`` (what running a model costs),
+``exams`` (language models as examiners); every model is importable from here.
 """
 
 from leaderboard.models.boards import AggregationRun, BoardSnapshot, Leaderboard, LeaderboardEntry, LeaderboardRanking
+from leaderboard.models.efficiency import DeviceKind, EvaluationCost, PublishedSpeed, SpeedBenchmark
 from leaderboard.models.exams import (
     Exam,
     ExamAnswer,
@@ -33,6 +35,10 @@ from leaderboard.models.submissions import (
 )
 
 __all__ = [
+    "DeviceKind",
+    "EvaluationCost",
+    "PublishedSpeed",
+    "SpeedBenchmark",
     "Exam",
     "ExamAnswer",
     "ExamGrade",

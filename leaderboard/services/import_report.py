@@ -17,6 +17,7 @@ class ImportReport:
     skipped: Counter = field(default_factory=Counter)
     examples_missing: Counter = field(default_factory=Counter)  # reason → records imported without examples
     errors: list[tuple[int, str]] = field(default_factory=list)
+    speed: Counter = field(default_factory=Counter)  # EuroEval speed records: imported / updated / unchanged
 
     def count(self, outcome: str) -> None:
         setattr(self, outcome, getattr(self, outcome) + 1)
@@ -42,6 +43,9 @@ class ImportReport:
                 + ", ".join(f"{reason}: {n}" for reason, n in sorted(self.examples_missing.items()))
                 + ")"
             )
+        if self.speed:
+            outcomes = ", ".join(f"{outcome} {n}" for outcome, n in sorted(self.speed.items()))
+            summary += f"; speed records (EuroEval's own kind, not scores): {outcomes}"
         return summary + (f"; rescaled from percent: {self.rescaled}" if self.rescaled else "")
 
     def examples_problem(self, reason: str, line: int, detail: str) -> None:

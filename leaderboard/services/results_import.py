@@ -10,8 +10,11 @@ our own workers write. Rules (see the README):
 - ``results.raw`` is a list of per-iteration dicts or ``{"test": [...]}``; metric names
   may carry a ``test_`` prefix; known score metrics are stored, the task's primary one is
   required; scores written in percent are rescaled (:mod:`score_scale`) and counted;
-- ``question-answering`` is the old name of reading comprehension; the ``speed``
-  pseudo-task and tasks the site does not know are skipped and counted;
+- ``question-answering`` is the old name of reading comprehension; tasks the site does
+  not know are skipped and counted; the ``speed`` pseudo-task is EuroEval's own kind of
+  efficiency data (``published_speed.py``), stored apart from scores;
+- ``efficiency`` (what the evaluation cost, issue #26) is checked (``record_efficiency``)
+  and stored as the evaluation's ``EvaluationCost``;
 - within a file the newest (last) record of a (model, dataset, variant) wins;
 - a record equal to what is stored changes nothing, so re-importing a file is a no-op;
 - each record is written in its own transaction: nothing already stored is lost.
@@ -43,6 +46,8 @@ from leaderboard.models import (
     LanguageModel,
     ModelType,
 )
+from leaderboard.services import published_speed
+from leaderboard.services.efficiency_store import store_cost
 from leaderboard.services.example_store import (
     CheckedExamples,
     ExamplesNotFound,
@@ -53,6 +58,7 @@ from leaderboard.services.example_store import (
 )
 from leaderboard.services.import_report import ImportReport
 from leaderboard.services.model_metadata import fill_unknown
+from leaderboard.services.record_efficiency import check_efficiency
 from leaderboard.services.record_fields import (
     CONTAMINATION_FIELDS,
     FINGERPRINT,
@@ -110,6 +116,7 @@ class ParsedRecord:
     commit_sha: str = ""
     test_limit: int = FULL_SPLIT
     rescaled: tuple[str, ...] = ()  # metrics whose raw values were percent
+    efficiency: dict | None = None  # checked ``efficiency`` (record_efficiency.py)
 
     @property
     def protocol(self) -> Protocol:
@@ -233,6 +240,7 @@ def parse_record(record: object) -> ParsedRecord:
     _check_metadata(record)
     evidence_field(record, "intrinsic", INTRINSIC_FIELDS)
     evidence_field(record, "contamination", CONTAMINATION_FIELDS)
+    efficiency = check_efficiency(record)
     dataset_version = pattern_field(record, "dataset_version", FINGERPRINT, "'sha256:' and 64 hexadecimal digits")
     commit_sha = commit_field(record)
     test_limit = limit_field(record)
@@ -244,6 +252,8 @@ def parse_record(record: object) -> ParsedRecord:
     )
     stored = {key: value for key, value in record.items() if key != "results"}
     stored["results"] = {key: value for key, value in record["results"].items() if key != "raw"}
+    if efficiency is not None:
+        stored["efficiency"] = efficiency
     return ParsedRecord(
         model_id=model_id,
         dataset=dataset,
@@ -258,6 +268,7 @@ def parse_record(record: object) -> ParsedRecord:
         commit_sha=commit_sha or "",
         test_limit=FULL_SPLIT if test_limit is None else test_limit,
         rescaled=tuple(sorted(rescaled)),
+        efficiency=efficiency,
     )
 
 
@@ -385,6 +396,7 @@ def store_record(parsed: ParsedRecord, *, source: str, submission=None, examples
         IterationScore(evaluation=evaluation, iteration=i, metric=metric, value=value)
         for i, metric, value in sorted(wanted)
     )
+    store_cost(evaluation, parsed.efficiency)
     return IMPORTED if created else UPDATED
 
 
@@ -418,9 +430,13 @@ def import_file(path: Path | str, *, source: str | None = None) -> ImportReport:
     source = source or path.name
     report = ImportReport()
     newest: dict[tuple, tuple[int, ParsedRecord]] = {}
+    speeds = published_speed.SpeedLines()
     for number, record, error in read_results(path, read_records):  # JSONL, or a .json EEE log
         if error:
             report.skip("malformed", number, error)
+            continue
+        if published_speed.is_speed(record):  # EuroEval's speed pseudo-task: its own kind
+            speeds.add(number, record, report)
             continue
         try:
             parsed = parse_record(as_legacy(record))  # an EEE record becomes EuroEval's record
@@ -447,4 +463,5 @@ def import_file(path: Path | str, *, source: str | None = None) -> ImportReport:
             continue
         if parsed.rescaled:
             report.rescaled += 1
+    speeds.store(source, report)
     return report

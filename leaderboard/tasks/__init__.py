@@ -5,4 +5,5 @@ from leaderboard.tasks.aggregation import *  # noqa: F401,F403
 from leaderboard.tasks.evaluation import *  # noqa: F401,F403
 from leaderboard.tasks.examination import *  # noqa: F401,F403
 from leaderboard.tasks.maintenance import *  # noqa: F401,F403
+from leaderboard.tasks.speed import *  # noqa: F401,F403
 from leaderboard.tasks.submission_events import *  # noqa: F401,F403

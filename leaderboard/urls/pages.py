@@ -1,7 +1,7 @@
 from django.urls import path, register_converter
 from django.views.generic import RedirectView
 
-from leaderboard.views import examiner, history, pages
+from leaderboard.views import efficiency, examiner, history, pages
 
 
 class IdentifierConverter:
@@ -28,6 +28,7 @@ urlpatterns = [
     path("leaderboards/<str:code>/", pages.board, name="board"),
     path("leaderboards/<str:code>/export.<str:fmt>", pages.board_export, name="board-export"),
     path("leaderboards/<str:code>/history/", history.board_history, name="board-history"),
+    path("leaderboards/<str:code>/efficiency/", efficiency.board, name="board-efficiency"),
     path("leaderboards/<str:code>/history/<int:pk>/", history.board_snapshot, name="board-snapshot"),
     path("examiner/<str:code>/", examiner.board, name="examiner-board"),
     path("examiner/<str:code>/round/<int:round_number>/questions/", examiner.questions, name="exam-questions"),

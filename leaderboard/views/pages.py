@@ -20,6 +20,7 @@ from leaderboard.models import Dataset, Exam, Leaderboard
 from leaderboard.ranking import all_methods
 from leaderboard.selectors import examples
 from leaderboard.selectors.compare import compare_page
+from leaderboard.selectors.efficiency import model_efficiency
 from leaderboard.selectors.examiner import model_exam_results
 from leaderboard.selectors.stability import PAGE_MODELS, PAGE_REPEATS, dataset_stability
 from leaderboard.services import export
@@ -197,6 +198,7 @@ def model(request, model_id: str):
         raise Http404(f"No model {model_id!r} on Glossa.")
     context = selectors.model_page(found)
     context["exam_results"] = model_exam_results(found)
+    context["efficiency"] = model_efficiency(found)  # issue #26: the costs, apart from the scores
     context["strip"] = charts.embed(charts.model_strip(context["evaluations"])) if context["evaluations"] else None
     context["task_bars"] = (
         charts.embed(charts.model_task_bars(context["evaluations"])) if context["evaluations"] else None
