@@ -25,9 +25,11 @@ from leaderboard.selectors.stability import PAGE_MODELS, PAGE_REPEATS, dataset_s
 from leaderboard.services import export
 
 FIXED_COLUMNS = [
-    ("rank", "Rank", "1 + the number of entries better than it (95%, this entry's comparisons)"),
+    ("rank", "Rank", ""),  # the rank columns are explained in words above the table (#rank-explained)
     ("model", "Model", ""),
-    ("rankset", "Rank set", "95% confidence set for the rank, holding for all entries at once (simultaneous)"),
+    ("rankint", "95% set", ""),
+    ("rankset", "All rows", ""),
+    ("pnext", "P(above next)", ""),
     ("type", "Type", "E encoder · B base decoder · I instruction-tuned · R reasoning"),
     ("params", "Params", "Number of parameters"),
     ("vocab", "Vocab", "Vocabulary size"),
@@ -206,8 +208,12 @@ def model(request, model_id: str):
 
 @require_safe
 def compare(request):
-    """Two to four models on the examples they share (issue #16.3); ``?models=A&models=B``."""
-    return render(request, "leaderboard/compare.html", compare_page(request.GET.getlist("models")))
+    """Two to four models side by side (issues #16.3, #27.1): ``?models=A&models=B``, on a
+    board with ``&board=CODE`` and the board's view (its filters, validated) to link back to."""
+    code = request.GET.get("board", "")
+    row = Leaderboard.objects.filter(code=code).first() if code else None
+    query = selectors.BoardFilters.from_query(request.GET, selectors.sort_keys(row)).as_query() if row else []
+    return render(request, "leaderboard/compare.html", compare_page(request.GET.getlist("models"), code, query))
 
 
 @require_safe
