@@ -2,9 +2,9 @@
 
 On a board (``?board=CODE``, how the board's "Compare" button sends them), every dataset of
 the board the models share is compared from their per-iteration scores
-(:mod:`leaderboard.selectors.compare_board`), and where both also have stored examples, on
-the examples both answered. Without a board, the models are compared on their stored
-examples alone, and the page names the boards they share.
+(:mod:`leaderboard.services.compare_board`, which reads the board's ranking), and where both
+also have stored examples, on the examples both answered (here). Without a board, the models
+are compared on their stored examples alone, and the page names the boards they share.
 
 Example level. For each model and dataset the evaluation read is, on a board, the one
 whose scores are compared; without one, the first the prediction browser would show
@@ -24,9 +24,8 @@ from django.db.models import Count
 
 from evaluation.paired_tests import paired_test
 from leaderboard.models import EvaluationExamples, LanguageModel, Leaderboard
-from leaderboard.selectors.compare_board import board_comparison
 from leaderboard.selectors.examples import display_text, examples_of, first_score_key, outcome_of, stored_examples
-from leaderboard.selectors.formatting import board_url, dataset_url, examples_url, model_url
+from leaderboard.selectors.formatting import dataset_url, examples_url, model_url
 
 MIN_MODELS, MAX_MODELS = 2, 4
 DISAGREEMENTS_SHOWN = 20
@@ -60,8 +59,9 @@ def _preferred(models: list[LanguageModel]) -> dict[str, dict[int, EvaluationExa
     return chosen
 
 
-def _on_board(datasets: list[dict]) -> dict[str, dict[int, EvaluationExamples]]:
-    """dataset → model pk → the examples of the evaluation whose scores the page compares."""
+def stored_for(datasets: list[dict]) -> dict[str, dict[int, EvaluationExamples]]:
+    """dataset → model pk → the stored examples of the evaluations in ``datasets``
+    (``[{"name", "evaluations": {model pk: Evaluation}}]``)."""
     wanted = {ev.pk: d["name"] for d in datasets for ev in d["evaluations"].values()}
     chosen: dict[str, dict[int, EvaluationExamples]] = {}
     for item in stored_examples(evaluation_id__in=list(wanted)):
@@ -69,7 +69,7 @@ def _on_board(datasets: list[dict]) -> dict[str, dict[int, EvaluationExamples]]:
     return chosen
 
 
-class _Read(dict):
+class ReadOnce(dict):
     """Stored examples read once per page: evaluation pk → {example id: example}."""
 
     def of(self, stored: EvaluationExamples) -> dict[str, dict]:
@@ -78,7 +78,7 @@ class _Read(dict):
         return self[stored.pk]
 
 
-def _pair(a_id: str, b_id: str, stored_a, stored_b, dataset: str, read: _Read) -> dict:
+def _pair(a_id: str, b_id: str, stored_a, stored_b, dataset: str, read: ReadOnce) -> dict:
     base = {"a": a_id, "b": b_id}
     if stored_a.evaluation.dataset_version_id != stored_b.evaluation.dataset_version_id:
         return {**base, "problem": "evaluated on different versions of the dataset: not the same examples"}
@@ -120,7 +120,7 @@ def _pair(a_id: str, b_id: str, stored_a, stored_b, dataset: str, read: _Read) -
     }
 
 
-def _example_pairs(models: list[LanguageModel], stored: dict[int, EvaluationExamples], dataset: str, read, names):
+def example_pairs(models: list[LanguageModel], stored: dict[int, EvaluationExamples], dataset: str, read, names):
     present = [m for m in models if m.pk in stored]
     return [
         _pair(names[x.pk], names[y.pk], stored[x.pk], stored[y.pk], dataset, read) for x, y in combinations(present, 2)
@@ -138,11 +138,8 @@ def shared_boards(models: list[LanguageModel]) -> list[dict]:
     return [{"code": b.code, "name": b.name} for b in boards]
 
 
-def compare_page(requested: list[str], board: str = "", query: list[tuple[str, str]] | None = None) -> dict:
-    """The page's context: ``requested`` model ids, on ``board`` (a code; "" for none) with
-    the board's view ``query`` (validated filters, carried back to the board)."""
-    chosen = choose_models(requested)
-    context = {
+def base_context(chosen: Chosen) -> dict:
+    return {
         "models": [{"id": m.model_id, "url": model_url(m.model_id)} for m in chosen.models],
         "problem": chosen.problem,
         "datasets": [],
@@ -150,44 +147,30 @@ def compare_page(requested: list[str], board: str = "", query: list[tuple[str, s
         "board": None,
         "shared_boards": [],
     }
-    lb = Leaderboard.objects.filter(code=board).first() if board else None
-    if board and lb is None:
-        context["problem"] = context["problem"] or f"No board {board[:60]!r}."
-    if context["problem"]:
+
+
+def compare_page(requested: list[str]) -> dict:
+    """The page without a board: ``requested`` model ids on their stored examples, and the
+    boards they share (:mod:`leaderboard.services.compare_board` compares them on one)."""
+    chosen = choose_models(requested)
+    context = base_context(chosen)
+    if chosen.problem:
         return context
-    read = _Read()
-    if lb is None:
-        context["shared_boards"] = [
-            {**b, "url": f"?{urlencode([('board', b['code'])] + [('models', m.model_id) for m in chosen.models])}"}
-            for b in shared_boards(chosen.models)
-        ]
-        names = {m.pk: m.model_id for m in chosen.models}
-        by_dataset = _preferred(chosen.models)
-        for dataset in sorted(by_dataset):
-            stored = by_dataset[dataset]
-            context["datasets"].append(
-                {
-                    "name": dataset,
-                    "url": dataset_url(dataset),
-                    "missing": [m.model_id for m in chosen.models if m.pk not in stored],
-                    "example_pairs": _example_pairs(chosen.models, stored, dataset, read, names),
-                }
-            )
-        return context
-    back = board_url(lb.code)
-    context["board"] = {
-        "code": lb.code,
-        "name": lb.name,
-        "url": f"{back}?{urlencode(query)}" if query else back,
-        **board_comparison(lb, chosen.models, dict(query or []).get("method", "")),
-    }
-    comparison = context["board"]
-    names = {s["pk"]: s["name"] for s in comparison["sides"]}
-    present = [m for m in chosen.models if m.pk in names]
-    examples = _on_board(comparison["datasets"])
-    for d in comparison["datasets"]:
-        stored = examples.get(d["name"], {})
-        d["example_pairs"] = _example_pairs(present, stored, d["name"], read, names) if len(stored) > 1 else []
-        d["examples_missing"] = [names[m.pk] for m in present if m.pk in d["evaluations"] and m.pk not in stored]
-    context["datasets"] = comparison["datasets"]
+    context["shared_boards"] = [
+        {**b, "url": f"?{urlencode([('board', b['code'])] + [('models', m.model_id) for m in chosen.models])}"}
+        for b in shared_boards(chosen.models)
+    ]
+    names = {m.pk: m.model_id for m in chosen.models}
+    by_dataset = _preferred(chosen.models)
+    read = ReadOnce()
+    for dataset in sorted(by_dataset):
+        stored = by_dataset[dataset]
+        context["datasets"].append(
+            {
+                "name": dataset,
+                "url": dataset_url(dataset),
+                "missing": [m.model_id for m in chosen.models if m.pk not in stored],
+                "example_pairs": example_pairs(chosen.models, stored, dataset, read, names),
+            }
+        )
     return context

@@ -22,7 +22,7 @@ from leaderboard.selectors import examples
 from leaderboard.selectors.compare import compare_page
 from leaderboard.selectors.examiner import model_exam_results
 from leaderboard.selectors.stability import PAGE_MODELS, PAGE_REPEATS, dataset_stability
-from leaderboard.services import export
+from leaderboard.services import compare_board, export
 
 FIXED_COLUMNS = [
     ("rank", "Rank", ""),  # the rank columns are explained in words above the table (#rank-explained)
@@ -210,10 +210,9 @@ def model(request, model_id: str):
 def compare(request):
     """Two to four models side by side (issues #16.3, #27.1): ``?models=A&models=B``, on a
     board with ``&board=CODE`` and the board's view (its filters, validated) to link back to."""
-    code = request.GET.get("board", "")
-    row = Leaderboard.objects.filter(code=code).first() if code else None
-    query = selectors.BoardFilters.from_query(request.GET, selectors.sort_keys(row)).as_query() if row else []
-    return render(request, "leaderboard/compare.html", compare_page(request.GET.getlist("models"), code, query))
+    models, code = request.GET.getlist("models"), request.GET.get("board", "")
+    context = compare_board.board_page(models, code, request.GET) if code else compare_page(models)
+    return render(request, "leaderboard/compare.html", context)
 
 
 @require_safe

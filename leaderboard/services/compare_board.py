@@ -1,5 +1,7 @@
-"""Reads for the comparison page on a board (issue #27.1): two to four models, side by side
-on every dataset of the board they share, from their per-iteration scores.
+"""The comparison page on a board (issue #27.1): two to four models, side by side on every
+dataset of the board they share, from their per-iteration scores. It only reads; it lives
+with the services because it reads the board's ranking through ``method_view`` (the site's
+layers: selectors below services).
 
 Each model is read as its best-placed entry on the board (a model can have a few-shot and
 a zero-shot entry). Per dataset, a model's scores are those of the evaluation the board
@@ -23,6 +25,7 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass, field
 from itertools import combinations
+from urllib.parse import urlencode
 
 import numpy as np
 
@@ -31,7 +34,9 @@ from evaluation.stats import mean_ci
 from leaderboard.identity import InvalidProtocol, Protocol, short_fingerprint
 from leaderboard.models import Evaluation, IterationScore, LanguageModel, Leaderboard, LeaderboardEntry
 from leaderboard.ranking import entry_display_name, win_probability
-from leaderboard.selectors.formatting import dataset_url, format_number, metric_label, model_url
+from leaderboard.selectors.boards import BoardFilters, sort_keys
+from leaderboard.selectors.compare import ReadOnce, base_context, choose_models, example_pairs, stored_for
+from leaderboard.selectors.formatting import board_url, dataset_url, format_number, metric_label, model_url
 from leaderboard.services.board_import import is_reconstructed
 from leaderboard.services.board_write import entry_token
 from leaderboard.services.method_view import apply_ranking, method_info, stored_ranking
@@ -260,3 +265,31 @@ def board_comparison(lb: Leaderboard, models: list[LanguageModel], method: str =
         "datasets": datasets,
         "not_shared": not_shared,
     }
+
+
+def board_page(requested: list[str], code: str, query) -> dict:
+    """The page's context: ``requested`` model ids on board ``code``, and the board's view
+    read from ``query`` (the request's GET: its filters, validated as the board validates
+    them) to link back to."""
+    chosen = choose_models(requested)
+    context = base_context(chosen)
+    lb = Leaderboard.objects.filter(code=code).first()
+    if lb is None:
+        context["problem"] = context["problem"] or f"No board {code[:60]!r}."
+    if context["problem"]:
+        return context
+    view = BoardFilters.from_query(query, sort_keys(lb)).as_query()
+    comparison = board_comparison(lb, chosen.models, dict(view).get("method", ""))
+    back = board_url(lb.code)
+    context["board"] = {"code": lb.code, "name": lb.name, "url": f"{back}?{urlencode(view)}" if view else back}
+    context["board"].update(comparison)
+    names = {s["pk"]: s["name"] for s in comparison["sides"]}
+    present = [m for m in chosen.models if m.pk in names]
+    stored_examples = stored_for(comparison["datasets"])
+    read = ReadOnce()
+    for d in comparison["datasets"]:
+        stored = stored_examples.get(d["name"], {})
+        d["example_pairs"] = example_pairs(present, stored, d["name"], read, names) if len(stored) > 1 else []
+        d["examples_missing"] = [names[m.pk] for m in present if m.pk in d["evaluations"] and m.pk not in stored]
+    context["datasets"] = comparison["datasets"]
+    return context
