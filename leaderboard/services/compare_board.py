@@ -214,7 +214,8 @@ def board_comparison(lb: Leaderboard, models: list[LanguageModel], method: str =
         if ranking is None:
             method_note = f"The ranking with {method} is not computed yet; the board's own ranking is shown."
     entries = _entries(lb, models, ranking)
-    present = [m for m in models if m.pk in entries]
+    # in the board's order: A is the better placed of a pair
+    present = sorted((m for m in models if m.pk in entries), key=lambda m: entries[m.pk].position)
     sides = [
         {
             "pk": m.pk,
@@ -262,9 +263,26 @@ def board_comparison(lb: Leaderboard, models: list[LanguageModel], method: str =
             {"a": names[a], "b": names[b], "p": p, "p_text": f"{p:.2f}"} for (a, b), p in odds.items() if np.isfinite(p)
         ],
         "replicates": replicates,
+        "tally": _tally(datasets),
         "datasets": datasets,
         "not_shared": not_shared,
+        "present": present,
     }
+
+
+def _tally(datasets: list[dict]) -> list[dict]:
+    """Per pair of models, over the datasets both have: on how many each is significantly
+    better (tests over iterations) and on how many neither is."""
+    tally: dict[tuple[str, str], dict] = {}
+    for d in datasets:
+        for pair in d["pairs"]:
+            if pair.get("problem"):
+                continue
+            row = tally.setdefault(
+                (pair["a"], pair["b"]), {"a": pair["a"], "b": pair["b"], "a_better": 0, "b_better": 0, "neither": 0}
+            )
+            row[{"a": "a_better", "b": "b_better"}.get(pair["winner"], "neither")] += 1
+    return list(tally.values())
 
 
 def board_page(requested: list[str], code: str, query) -> dict:
@@ -284,7 +302,7 @@ def board_page(requested: list[str], code: str, query) -> dict:
     context["board"] = {"code": lb.code, "name": lb.name, "url": f"{back}?{urlencode(view)}" if view else back}
     context["board"].update(comparison)
     names = {s["pk"]: s["name"] for s in comparison["sides"]}
-    present = [m for m in chosen.models if m.pk in names]
+    present = comparison["present"]
     stored_examples = stored_for(comparison["datasets"])
     read = ReadOnce()
     for d in comparison["datasets"]:

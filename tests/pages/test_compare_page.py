@@ -136,6 +136,7 @@ def test_two_models_on_a_board_compared_on_every_dataset_from_their_iterations(c
     assert back == "/leaderboards/da/?type=encoder&type=base&sort=params&dir=desc"
     pairs = iteration_pairs(soup)
     assert set(pairs) == {name for name, _ in DA_DATASETS}
+    wins = {a: 0, b: 0, "": 0}
     for dataset, pair in pairs.items():
         x, y = iteration_scores(a, dataset), iteration_scores(b, dataset)
         expected = stats.ttest_rel(x, y)  # same version, same protocol: iteration i is the same resample
@@ -143,6 +144,7 @@ def test_two_models_on_a_board_compared_on_every_dataset_from_their_iterations(c
         assert float(pair["p"]) == pytest.approx(expected.pvalue)
         better = "" if expected.pvalue >= 0.05 else a if sum(x) > sum(y) else b
         assert pair["winner"] == better
+        wins[better] += 1
         section = soup.select_one(f'section[data-dataset="{dataset}"]')
         means = [float(td["data-mean"]) for td in section.select("table.compare-scores td[data-mean]")]
         assert means == pytest.approx([100 * sum(x) / len(x), 100 * sum(y) / len(y)])
@@ -150,7 +152,9 @@ def test_two_models_on_a_board_compared_on_every_dataset_from_their_iterations(c
         assert verdict == (f"{better} is better" if better else "no significant difference")
     # the board's ranks and the odds of one ranking above the other
     sides = [tr["data-model"] for tr in soup.select("table.compare-sides tbody tr")]
-    assert sides == [a, b]
+    assert sides == [a, b]  # in the board's order
+    (tally,) = soup.select("#compare-tally li")
+    assert [int(n.get_text()) for n in tally.select("b")] == [wins[a], wins[b], wins[""]] and wins[a] > 0
     (odds,) = soup.select("#compare-odds li")
     assert 0.0 <= float(odds["data-p"]) <= 1.0 and (odds["data-a"], odds["data-b"]) == (a, b)
     assert not soup.select("tr.pair")  # published results: no examples, no example-level test

@@ -291,10 +291,7 @@ class EuroEval2024(RankingMethod):
         "confidence set for its rank (Mogstad et al. 2024), from paired contrasts over the board's "
         "datasets: 1 + the number of entries better than it, its own comparisons corrected jointly."
     )
-    rank_text = (
-        "1 + the number of entries significantly better than this one (95%, its own comparisons "
-        "corrected together): the lower end of its 95% set"
-    )
+    rank_text = "1 + the number of entries significantly better (95%, its own comparisons corrected together)"
 
     def rank_language_board(self, scores, dataset_tasks, entries, *, replicates, seed):
         return rank_language_board(scores, dataset_tasks, replicates=replicates, seed=seed)
