@@ -23,6 +23,7 @@ every pair the share of bootstrap replicates in which one ranks above the other.
 from __future__ import annotations
 
 import io
+import math
 from dataclasses import dataclass, field
 from itertools import combinations
 from urllib.parse import urlencode
@@ -76,7 +77,7 @@ def why_unpaired(a: Scores, b: Scores) -> str:
 
 
 def _entries(lb: Leaderboard, models: list[LanguageModel], ranking) -> dict[int, LeaderboardEntry]:
-    """Model pk → its first entry on ``lb`` (under ``ranking`` when given)."""
+    """Model pk → its best-placed entry on ``lb`` (under ``ranking`` when given)."""
     found = apply_ranking(
         list(LeaderboardEntry.objects.filter(leaderboard=lb, model__in=models).select_related("model")), ranking
     )
@@ -129,13 +130,13 @@ def _scores(lb: Leaderboard, entries: dict[int, LeaderboardEntry]) -> dict[tuple
     metric = {name: spec.get("primary_metric") for name, spec in specs.items()}
     by_pk = {s.evaluation.pk: s for s in chosen.values()}
     rows = (
-        IterationScore.objects.filter(evaluation_id__in=list(by_pk))
+        IterationScore.objects.filter(evaluation_id__in=list(by_pk), metric__in={m for m in metric.values() if m})
         .order_by("evaluation_id", "iteration")
         .values_list("evaluation_id", "metric", "value")
     )
     for pk, name, value in rows:
         scores = by_pk[pk]
-        if name == metric[scores.evaluation.dataset.name]:
+        if name == metric[scores.evaluation.dataset.name] and math.isfinite(value):
             scores.values.append(value)
     return {key: s for key, s in chosen.items() if s.values}
 

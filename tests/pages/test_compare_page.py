@@ -234,3 +234,25 @@ def test_compare_on_a_board_refuses_what_it_cannot_answer(client):
         response = client.get("/compare/" + query)
         assert response.status_code == 200
         assert message in BeautifulSoup(response.content.decode(), "html.parser").select_one(selector).get_text()
+
+
+@pytest.mark.django_db
+def test_compare_follows_the_method_the_board_was_viewed_with(client):
+    from leaderboard.models import LanguageModel, Leaderboard
+    from leaderboard.services.aggregation import current_ranking
+    from leaderboard.services.board_write import entry_token
+    from tests.pages.builders import build_board
+
+    build_board()
+    url = "/compare/?board=da&models=acme/base-7b&models=danish/bert-base&method=euroeval-2026"
+    soup = BeautifulSoup(client.get(url).content.decode(), "html.parser")
+    assert "not computed yet" in soup.select_one("#compare-explained").get_text()  # never computed in a request
+    ranking = current_ranking(Leaderboard.objects.get(code="da"), "euroeval-2026")
+    soup = BeautifulSoup(client.get(url).content.decode(), "html.parser")
+    text = soup.select_one("#compare-explained").get_text()
+    assert "EuroEval 2026" in text and "not computed yet" not in text
+    assert soup.select_one("#compare-back a")["href"] == "/leaderboards/da/?method=euroeval-2026"
+    ranks = {tr["data-model"]: tr.select("td")[0].get_text() for tr in soup.select("table.compare-sides tbody tr")}
+    token = lambda m: entry_token((LanguageModel.objects.get(model_id=m).pk, True, False))  # noqa: E731
+    decided = {m: ranking.entries[token(m)]["rank"] for m in ranks}
+    assert ranks == {m: str(r) for m, r in decided.items()}
