@@ -328,8 +328,13 @@ class BoardRanking:
     rank_sets: object | None = None  # ranking.rank_sets.RankSets: 95% marginal and simultaneous sets
 
     def positions(self) -> np.ndarray:
-        """Display order: ranked entries by rank score (stable), then unranked."""
-        return np.argsort(self.rank_scores, kind="stable")
+        """Display order: ranked entries by their printed rank, ties by rank score (stable),
+        then unranked. A method's rank need not follow its rank score (``euroeval-2024``'s is
+        the lower end of the entry's own rank set, which a wide interval keeps low), and a
+        reader takes the rank column for the order, so the order follows the rank."""
+        ranked = np.isfinite(self.rank_scores) & (np.asarray(self.ranks) > 0)
+        ranks = np.where(ranked, self.ranks, np.iinfo(np.int64).max)
+        return np.lexsort((self.rank_scores, ranks))  # stable; the last key sorts first
 
 
 # --- what the replicates say about ranks (any method) ---------------------------------

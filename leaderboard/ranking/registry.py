@@ -40,6 +40,7 @@ class RankingMethod:
     version: str = ""
     label: str = ""
     description: str = ""
+    rank_text: str = ""  # what the printed rank is, in a sentence a board page shows
     default_replicates: int | None = None
     fixed_seed: int | None = None
 

@@ -252,7 +252,9 @@ def _entry_row(entry: LeaderboardEntry, languages, tasks, datasets) -> dict:
 
 SIMPLE_SORT_KEYS = {
     "rank": "position",
+    "rankint": "position",
     "rankset": "position",
+    "pnext": "p_above_next",
     "model": "name",
     "type": "type",
     "params": "num_parameters",

@@ -61,13 +61,23 @@ TYPE_OF_WORD = {
 }
 
 
+RECONSTRUCTED = "reconstructed"
+
+
 class BoardImportError(ValueError):
     """The file is not a EuroEval board this command imports."""
 
 
 def board_fingerprint(commit: str) -> str:
     """The dataset version of the cells of the boards at ``commit``."""
-    return f"reconstructed:{REPOSITORY}@{commit[:12]}"
+    return f"{RECONSTRUCTED}:{REPOSITORY}@{commit[:12]}"
+
+
+def is_reconstructed(fingerprint: str) -> bool:
+    """Whether a dataset version holds cells of a published board: their iterations are
+    chosen to give the printed mean and interval, not real resamples, so iteration i of two
+    models is no pair."""
+    return fingerprint.startswith(f"{RECONSTRUCTED}:")
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ class RankingPending(LookupError):
 def method_info(lb: Leaderboard, ranking: LeaderboardRanking | None = None) -> dict:
     """``{"name", "version", "label"}`` of what is shown: ``ranking`` if given, else the entries' method."""
     name, version = (ranking.method, ranking.method_version) if ranking else (lb.method, lb.method_version)
-    return {"name": name, "version": version, "label": method_label(name)}
+    return {"name": name, "version": version, "label": method_label(name), "rank_text": rank_text(name)}
 
 
 def method_label(name: str) -> str:
@@ -49,6 +49,14 @@ def method_label(name: str) -> str:
         return get_method(name).label
     except LookupError:
         return name
+
+
+def rank_text(name: str) -> str:
+    """What a method's printed rank is, in a sentence ("" when it is not registered)."""
+    try:
+        return get_method(name).rank_text
+    except LookupError:
+        return ""
 
 
 def stored_ranking(lb: Leaderboard, method: str) -> LeaderboardRanking | None:

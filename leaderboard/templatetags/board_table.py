@@ -13,6 +13,8 @@ from html import escape as _escape
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
+from leaderboard.selectors.formatting import DASH
+
 register = template.Library()
 
 
@@ -66,11 +68,11 @@ def row_html(row: dict, bits_per_byte: bool = False) -> str:
     )
     parts = [
         f'<tr class="{row["group"] if ranked else "unranked"}">',
-        f'<td class="num c-rank" data-v="{row["position"]}"{_rank_title(row)}>{row["rank_display"]}</td>',
+        _rank_cell(row),
         f'<th scope="row" class="c-model" data-v="{name}"><input type="checkbox" class="pick" name="models" '
         f'value="{esc(row["model_id"])}" form="compare-form" aria-label="Compare {name}"> '
         f'<a href="{esc(row["url"])}">{name}</a>{misses}</th>',
-        _rank_set(row),
+        *_rank_uncertainty(row),
         f'<td class="c-type" data-v="{esc(row["type"])}"><span class="type t-{esc(row["type"])}" '
         f'title="{esc(row["type_label"])}">{esc(row["type_badge"])}</span></td>',
         f'<td class="num" data-v="{_v(row["num_parameters"])}">{row["parameters"]}</td>',
@@ -94,23 +96,43 @@ def board_rows(rows: list[dict], bits_per_byte: bool = False) -> SafeString:
     return mark_safe("".join(row_html(row, bits_per_byte) for row in rows))
 
 
-def _rank_set(row: dict) -> str:
-    """The "Rank set" cell: the 95% simultaneous confidence set of the rank."""
-    found = row.get("rank_set")
+def _span(found) -> str | None:
+    """``[low, high]`` → "3–7" (or "3" when they meet); None without a set."""
     if not found:
-        return f'<td class="num c-rankset" data-v="{row["position"]}">–</td>'
+        return None
     low, high = found
-    shown = f"{low}–{high}" if low != high else f"{low}"
-    return f'<td class="num c-rankset" data-v="{row["position"]}">{shown}</td>'
+    return f"{low}–{high}" if low != high else f"{low}"
 
 
-def _rank_title(row: dict) -> str:
-    """Tooltip of the rank cell: what the rank and its set mean, the entry's own (marginal)
-    set and the odds against the next entry."""
+def _rank_uncertainty(row: dict) -> list[str]:
+    """The cells beside the model (issue #27): the entry's own 95% rank set, the set that
+    holds for every row at once, and P(ranks above the next row). Sorting any of them is
+    sorting by position (the sets follow it; P(above next) sorts by itself)."""
+    p = row.get("p_above_next")
+    return [
+        f'<td class="num c-rankint" data-v="{row["position"]}">{_span(row.get("rank_interval")) or DASH}</td>',
+        f'<td class="num c-rankset" data-v="{row["position"]}">{_span(row.get("rank_set")) or DASH}</td>',
+        f'<td class="num c-pnext" data-v="{"" if p is None else p}">{DASH if p is None else f"{p:.2f}"}</td>',
+    ]
+
+
+def _rank_cell(row: dict) -> str:
+    """The rank; on a narrow screen (where the columns of :func:`_rank_uncertainty` are
+    hidden) the rank opens, with a tap or a key, a note of the same three numbers."""
+    rank = esc(row["rank_display"])
     parts = []
-    interval = row.get("rank_interval")
-    if interval:
-        parts.append(f"95% confidence set for this entry's rank alone: {interval[0]}–{interval[1]}")
-    if row.get("p_above_next") is not None:
-        parts.append(f"P(ranks above the next entry) = {row['p_above_next']:.2f}")
-    return f' title="{esc("; ".join(parts))}"' if parts else ""
+    for label, value in (
+        ("95% rank set", _span(row.get("rank_interval"))),
+        ("all rows at once", _span(row.get("rank_set"))),
+        ("P(above next row)", None if row.get("p_above_next") is None else f"{row['p_above_next']:.2f}"),
+    ):
+        if value is not None:
+            parts.append(f"<span>{label}: <b>{value}</b></span>")
+    more = (
+        f'<details class="rank-more"><summary><span class="rank-n">{rank}</span>'
+        f'<span class="rank-sr"> (rank; open for its 95% set)</span></summary>'
+        f'<span class="rank-pop">{"".join(parts)}</span></details>'
+        if parts
+        else ""
+    )
+    return f'<td class="num c-rank" data-v="{row["position"]}"><span class="rank-n rank-plain">{rank}</span>{more}</td>'

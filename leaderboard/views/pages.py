@@ -23,12 +23,14 @@ from leaderboard.selectors.compare import compare_page
 from leaderboard.selectors.efficiency import model_efficiency
 from leaderboard.selectors.examiner import model_exam_results
 from leaderboard.selectors.stability import PAGE_MODELS, PAGE_REPEATS, dataset_stability
-from leaderboard.services import export
+from leaderboard.services import compare_board, export
 
 FIXED_COLUMNS = [
-    ("rank", "Rank", "1 + the number of entries better than it (95%, this entry's comparisons)"),
+    ("rank", "Rank", ""),  # the rank columns are explained in words above the table (#rank-explained)
     ("model", "Model", ""),
-    ("rankset", "Rank set", "95% confidence set for the rank, holding for all entries at once (simultaneous)"),
+    ("rankint", "95% set", ""),
+    ("rankset", "All rows", ""),
+    ("pnext", "P(above next)", ""),
     ("type", "Type", "E encoder · B base decoder · I instruction-tuned · R reasoning"),
     ("params", "Params", "Number of parameters"),
     ("vocab", "Vocab", "Vocabulary size"),
@@ -208,8 +210,11 @@ def model(request, model_id: str):
 
 @require_safe
 def compare(request):
-    """Two to four models on the examples they share (issue #16.3); ``?models=A&models=B``."""
-    return render(request, "leaderboard/compare.html", compare_page(request.GET.getlist("models")))
+    """Two to four models side by side (issues #16.3, #27.1): ``?models=A&models=B``, on a
+    board with ``&board=CODE`` and the board's view (its filters, validated) to link back to."""
+    models, code = request.GET.getlist("models"), request.GET.get("board", "")
+    context = compare_board.board_page(models, code, request.GET) if code else compare_page(models)
+    return render(request, "leaderboard/compare.html", context)
 
 
 @require_safe

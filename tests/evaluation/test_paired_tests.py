@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from scipy import stats
 
-from evaluation.paired_tests import MCNEMAR, WILCOXON, paired_test
+from evaluation.paired_tests import MCNEMAR, PAIRED_T, WELCH_T, WILCOXON, iteration_test, paired_test
 
 
 def test_mcnemar_exact_by_hand():
@@ -38,3 +38,61 @@ def test_identical_answers_are_not_separated_and_bad_input_is_refused():
         paired_test([1.0], [1.0, 0.0])
     with pytest.raises(ValueError):
         paired_test([], [])
+
+
+# --- per-iteration scores (iteration_test) -----------------------------------------------
+
+
+def test_paired_t_over_iterations_by_hand_and_against_scipy():
+    # differences 0.1, 0.2, 0.3: mean 0.2, s_d = 0.1, se = 0.1/√3, t = 2√3 = 3.4641, df = 2
+    a, b = [0.6, 0.7, 0.8], [0.5, 0.5, 0.5]
+    result = iteration_test(a, b, paired=True)
+    assert result.test == PAIRED_T and result.paired and result.df == 2
+    assert result.difference == pytest.approx(0.2)
+    assert result.p_value == pytest.approx(2 * stats.t.sf(2 * 3**0.5, 2))  # 0.0742
+    assert result.p_value == pytest.approx(0.074180, abs=1e-6)
+    half = stats.t.ppf(0.975, 2) * 0.1 / 3**0.5  # 4.3027 · 0.0577 = 0.2484
+    assert (result.ci_low, result.ci_high) == pytest.approx((0.2 - half, 0.2 + half))
+    assert result.verdict() == ""  # p = 0.074: not significant at 5%
+    a = [0.61, 0.58, 0.66, 0.63, 0.60, 0.64, 0.59, 0.62, 0.65, 0.57]
+    b = [0.55, 0.56, 0.57, 0.60, 0.52, 0.58, 0.50, 0.61, 0.59, 0.56]
+    result = iteration_test(a, b, paired=True)
+    expected = stats.ttest_rel(a, b)
+    assert result.p_value == pytest.approx(expected.pvalue) and result.df == expected.df
+    assert (result.ci_low, result.ci_high) == pytest.approx(tuple(expected.confidence_interval(0.95)))
+    assert result.verdict() == "a" and iteration_test(b, a, paired=True).verdict() == "b"
+
+
+def test_welch_over_iterations_by_hand_and_against_scipy():
+    # a: mean 0.6, s² = 0.01; b: mean 0.4, s² = 0.04; n = 3 each: se² = 0.05/3,
+    # df = (0.05/3)² / ((0.01/3)²/2 + (0.04/3)²/2) = 0.0025 / 0.00085 = 2.9412
+    a, b = [0.5, 0.6, 0.7], [0.2, 0.4, 0.6]
+    result = iteration_test(a, b, paired=False)
+    assert result.test == WELCH_T and not result.paired
+    assert result.df == pytest.approx(0.0025 / 0.00085)
+    assert result.p_value == pytest.approx(2 * stats.t.sf(0.2 / (0.05 / 3) ** 0.5, 0.0025 / 0.00085))
+    expected = stats.ttest_ind(a, b, equal_var=False)
+    assert result.p_value == pytest.approx(expected.pvalue) and result.df == pytest.approx(expected.df)
+    assert (result.ci_low, result.ci_high) == pytest.approx(tuple(expected.confidence_interval(0.95)))
+    # unequal numbers of iterations (a published 10 against a local 3)
+    a = [0.71, 0.69, 0.74, 0.70, 0.72, 0.68, 0.73, 0.70, 0.71, 0.69]
+    b = [0.52, 0.60, 0.55]
+    result = iteration_test(a, b, paired=False)
+    expected = stats.ttest_ind(a, b, equal_var=False)
+    assert result.p_value == pytest.approx(expected.pvalue) and (result.n_a, result.n_b) == (10, 3)
+    assert result.verdict() == "a"
+
+
+def test_iterations_without_spread_and_bad_input():
+    same = iteration_test([0.5, 0.5, 0.5], [0.5, 0.5, 0.5], paired=True)
+    assert same.p_value == 1.0 and same.verdict() == "" and (same.ci_low, same.ci_high) == (0.0, 0.0)
+    shifted = iteration_test([0.75, 0.5, 0.25], [0.5, 0.25, 0.0], paired=True)  # every difference 0.25
+    assert shifted.p_value == stats.ttest_rel([0.75, 0.5, 0.25], [0.5, 0.25, 0.0]).pvalue == 0.0
+    assert shifted.verdict() == "a"
+    for a, b, paired in (
+        ([0.5], [0.4, 0.3], False),  # one iteration: no spread to test with
+        ([0.5, 0.6, 0.7], [0.4, 0.3], True),  # paired needs as many
+        ([0.5, float("nan")], [0.4, 0.3], False),
+    ):
+        with pytest.raises(ValueError):
+            iteration_test(a, b, paired=paired)

@@ -64,7 +64,7 @@ def dutch_records(db):
 def test_dutch_boards_reproduced_from_records(dutch_records, client):
     aggregate(["nl"], replicates=0)  # the deployment's method (euroeval-2024) shows on the board
     lb = Leaderboard.objects.get(code="nl")
-    assert (lb.method, lb.method_version) == ("euroeval-2024", "3")
+    assert (lb.method, lb.method_version) == ("euroeval-2024", "4")
     aggregate(["nl"], method="euroeval-2026")
     stored = LeaderboardRanking.objects.get(leaderboard=lb, method="euroeval-2026")
     assert stored.method_version == "2"
@@ -85,7 +85,7 @@ def test_dutch_boards_reproduced_from_records(dutch_records, client):
     assert lb.method == "euroeval-2024"
     doc = leaderboard_document("nl", "euroeval-2026")
     assert doc["method"] == {"name": "euroeval-2026", "version": "2"}
-    assert leaderboard_document("nl")["method"] == {"name": "euroeval-2024", "version": "3"}
+    assert leaderboard_document("nl")["method"] == {"name": "euroeval-2024", "version": "4"}
     assert LeaderboardRanking.objects.get(leaderboard=lb, method="euroeval-2026").generated_at == stored.generated_at
     top = doc["entries"][0]
     theirs = expected(GENERATIVE)
@@ -100,7 +100,7 @@ def test_dutch_boards_reproduced_from_records(dutch_records, client):
 
     # The board page says which method ranked it and links the other; ?method= shows it.
     page = client.get("/leaderboards/nl/").content.decode()
-    assert "<code>euroeval-2024</code> v3" in page and "?method=euroeval-2026" in page
+    assert "<code>euroeval-2024</code> v4" in page and "?method=euroeval-2026" in page
     page = client.get("/leaderboards/nl/?method=euroeval-2026").content.decode()
     assert "<code>euroeval-2026</code> v2" in page and "not the board's own" in page
     exported = client.get("/leaderboards/nl/export.json?method=euroeval-2026").json()

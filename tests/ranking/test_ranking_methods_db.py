@@ -49,7 +49,7 @@ def test_the_deployment_method_is_a_setting(boards, settings):  # noqa: F811
     assert leaderboard_document("sv")["method"] == {"name": "euroeval-2026", "version": "2"}
     assert leaderboard_document("sv", "euroeval-2024", compute=True)["method"] == {
         "name": "euroeval-2024",
-        "version": "3",
+        "version": "4",
     }
 
 

@@ -292,6 +292,7 @@ def test_language_board_interval_and_ranks():
     order = board.positions()
     r = board.ranks[order][: ranked.sum()]
     assert r[0] == 1 and all(1 <= rank <= k + 1 for k, rank in enumerate(r))
+    assert (np.diff(r) >= 0).all() and order[-1] == 4  # printed ranks in order, the unranked last
     assert board.replicates.shape == (120, 30)
     # reproducible with the same seed, different with another
     again = rank_language_board(x, ["a", "a", "b", "c", "c", "c"], replicates=120, seed=9)
@@ -324,3 +325,17 @@ def test_group_board_is_mean_of_languages():
     assert np.isinf(board.rank_scores[1]) and board.ranks[1] == 0
     assert board.replicates[:, 0] == pytest.approx([1.5, 1.7])
     assert board.ci_low[0] <= 1.5 <= board.ci_high[0]
+
+
+def test_display_order_follows_the_printed_rank_then_the_rank_score():
+    """A method's rank need not follow its rank score (issue #27: Danish rows read 10, 9,
+    10, 11, 10): rows go by rank, ties by rank score, input order after that, unranked last."""
+    inf = np.inf
+    board = ranking.BoardRanking(
+        rank_scores=np.array([1.0, 2.0, 1.5, inf, 1.8, 1.8, 2.5]),
+        ci_low=np.zeros(7),
+        ci_high=np.zeros(7),
+        ranks=np.array([1, 2, 3, 0, 2, 2, 0]),  # entry 6: a score but no rank (a method without one)
+        replicates=np.zeros((0, 7)),
+    )
+    assert board.positions().tolist() == [0, 4, 5, 1, 2, 6, 3]

@@ -7,6 +7,8 @@ sets for ranks (:mod:`leaderboard.ranking.rank_sets`) from the paired contrast s
 (:func:`leaderboard.ranking.contrast.paired_factors`); rank: the marginal set's lower end
 (version 3; version 2 counted the entries significantly better pair by pair, one-tailed at
 1.645, and version 1 used dense groups of overlapping intervals, :func:`significance_groups`).
+Version 4 puts the rows in the order of that rank, ties by rank score (version 3 ordered them
+by rank score, so a rank could read 10, 9, 10), which also changes ``p_above_next``.
 EuroEval published boards with this method until 2026-05-29;
 ``tests/ranking/test_published_board_reproduction.py`` reproduces their rank scores.
 """
@@ -279,7 +281,7 @@ def _with_interval(points: np.ndarray, reps: np.ndarray, contrast: Contrast | No
 
 class EuroEval2024(RankingMethod):
     name = "euroeval-2024"
-    version = "3"
+    version = "4"
     label = "EuroEval 2024: Welch-test mean rank score"
     description = (
         "Per dataset, entries sorted by mean; walking down, an entry significantly worse than the "
@@ -289,6 +291,7 @@ class EuroEval2024(RankingMethod):
         "confidence set for its rank (Mogstad et al. 2024), from paired contrasts over the board's "
         "datasets: 1 + the number of entries better than it, its own comparisons corrected jointly."
     )
+    rank_text = "1 + the number of entries significantly better (95%, its own comparisons corrected together)"
 
     def rank_language_board(self, scores, dataset_tasks, entries, *, replicates, seed):
         return rank_language_board(scores, dataset_tasks, replicates=replicates, seed=seed)

@@ -181,6 +181,7 @@ class EuroEval2026(RankingMethod):
         "difference to the first entry of the current rank is above 0. A validation-split "
         "entry is left out when the model has a test-split entry."
     )
+    rank_text = "EuroEval's tie rank: a new rank where the bootstrap puts an entry below the first of the current one"
     default_replicates = EUROEVAL_REPLICATES
     fixed_seed = EUROEVAL_SEED
 
