@@ -55,3 +55,29 @@ def test_broken_dataset_json_is_reported_and_the_rest_registered(tmp_path, share
     assert list(Dataset.objects.values_list("name", flat=True)) == ["scala-da"]
     with pytest.raises(CommandError, match="1 folder"):
         call_command("sync_datasets", "--data-dir", str(tmp_path), "--strict")
+
+
+@pytest.mark.django_db
+def test_a_board_of_published_results_keeps_its_columns(tmp_path, shared_datasets_dir):
+    """A data-pack dataset of a task the published Danish board lacks (topic classification)
+    does not become a column of it: nobody published has it, so nobody would be ranked.
+    A language whose board has no published results gets it as a column."""
+    from leaderboard.services.results_import import import_record
+
+    import_record(
+        {
+            "dataset": "angry-tweets",
+            "task": "sentiment-classification",
+            "dataset_languages": ["da"],
+            "model": "org/published",
+            "results": {"raw": [{"mcc": 0.3, "macro_f1": 0.5}] * 10},
+            "few_shot": True,
+        },
+        source="published.jsonl",
+    )
+    for name in ("sib200-da", "sib200-pl"):
+        shutil.copytree(shared_datasets_dir / name, tmp_path / name)
+    call_command("sync_datasets", "--data-dir", str(tmp_path))
+    assert Dataset.objects.get(name="angry-tweets").counts_toward_leaderboard
+    assert not Dataset.objects.get(name="sib200-da").counts_toward_leaderboard
+    assert Dataset.objects.get(name="sib200-pl").counts_toward_leaderboard

@@ -16,7 +16,8 @@ A folder with a valid ``dataset.json`` is a dataset: no code change to add one. 
   its folder's version as board version; an admin changes it.
 - A newly registered dataset counts toward its languages' leaderboards unless that board
   already has a counting dataset of the same task (one official dataset per task and
-  language, as EuroEval does). Re-running the sync never changes an admin's choice.
+  language, as EuroEval does) or ranks published results (its columns are the published
+  ones). Re-running the sync never changes an admin's choice.
 
 The dataset's description, license, etc. are taken from the folder that holds its board
 version; another version's folder only fills fields that are empty.
@@ -60,9 +61,18 @@ class Refused(Exception):
     """This folder cannot be registered; the message says why. Nothing was changed."""
 
 
-def _board_has_official(task: str, boards: set[str]) -> bool:
-    counting = Dataset.objects.filter(task=task, counts_toward_leaderboard=True).prefetch_related("languages")
-    return any(lang.board in boards for dataset in counting for lang in dataset.languages.all())
+def _counts_on_arrival(task: str, boards: set[str]) -> bool:
+    """Whether a dataset first seen in the data directory counts toward ``boards``: not
+    where one of them already counts a dataset of this task (one official dataset per task
+    and language), nor where one ranks published results (a dataset first seen in a results
+    file): a published board keeps the columns it was published with, and the data pack's
+    datasets rank on the language's "evaluated here" board (the suite)."""
+    counting = Dataset.objects.filter(counts_toward_leaderboard=True).prefetch_related("languages")
+    for dataset in counting:
+        if any(lang.board in boards for lang in dataset.languages.all()):
+            if dataset.task == task or dataset.origin == "results":
+                return False
+    return True
 
 
 def _descriptive(info: DatasetInfo) -> dict:
@@ -120,7 +130,7 @@ def _create(info: DatasetInfo, content: DatasetContent) -> Dataset:
         name=info.name,
         task=info.task,
         origin="data-dir",
-        counts_toward_leaderboard=not _board_has_official(info.task, boards),
+        counts_toward_leaderboard=_counts_on_arrival(info.task, boards),
         path=str(info.path or ""),
         **{f"{split}_size": content.sizes[split] for split in SPLITS},
         **_descriptive(info),
