@@ -68,11 +68,11 @@ def _counts_on_arrival(task: str, boards: set[str]) -> bool:
     file): a published board keeps the columns it was published with, and the data pack's
     datasets rank on the language's "evaluated here" board (the suite)."""
     counting = Dataset.objects.filter(counts_toward_leaderboard=True).prefetch_related("languages")
-    for dataset in counting:
-        if any(lang.board in boards for lang in dataset.languages.all()):
-            if dataset.task == task or dataset.origin == "results":
-                return False
-    return True
+    return not any(
+        (dataset.task == task or dataset.origin == "results")
+        and any(lang.board in boards for lang in dataset.languages.all())
+        for dataset in counting
+    )
 
 
 def _descriptive(info: DatasetInfo) -> dict:
