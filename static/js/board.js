@@ -41,6 +41,8 @@
   var refocused = restoreFocus();
   // On a phone the table comes first: the filters start folded (their summary says when on).
   if (panel && narrow.matches && !refocused) panel.open = false;
+  // On a wide screen the filters are always open (their summary is not shown there).
+  narrow.addEventListener("change", function () { if (panel && !narrow.matches) panel.open = true; });
   if (!table) return;
 
   function setParams(sort, dir) {
