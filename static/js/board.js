@@ -1,15 +1,48 @@
-// Progressive enhancement for a board: filters apply on change, columns sort in place.
-// Without JavaScript the same works through links and the Apply button (server-side).
+// Progressive enhancement for a board: filters apply on change (the page reloads with the
+// filters in its URL and focus goes back to the control that changed), columns sort in place,
+// columns can be hidden, score cells are shaded by their place in their column, and on a
+// phone the filters start folded. Without JavaScript the same works through links and the
+// Apply button (server-side), with every column shown and the filters open.
 (function () {
   "use strict";
   var form = document.getElementById("board-filters");
   var table = document.getElementById("board-table");
+  var panel = document.getElementById("filters-panel");
+  var FOCUS_KEY = "glossa-board-focus";
+  var narrow = window.matchMedia("(max-width: 640px)");
+
+  function restoreFocus() {
+    var saved;
+    try { saved = JSON.parse(window.sessionStorage.getItem(FOCUS_KEY) || "null"); } catch (e) { saved = null; }
+    window.sessionStorage.removeItem(FOCUS_KEY);
+    if (!saved || saved.path !== window.location.pathname || !form) return false;
+    var control = Array.prototype.find.call(form.elements, function (el) {
+      return el.name === saved.name && (saved.value === null || el.value === saved.value);
+    });
+    if (!control) return false;
+    if (panel) panel.open = true;
+    control.focus();
+    return true;
+  }
 
   if (form) {
     form.addEventListener("change", function (event) {
-      if (event.target.name !== "q") form.submit();
+      var target = event.target;
+      if (target.name === "q") return;
+      var checkable = target.type === "checkbox" || target.type === "radio";
+      try {
+        window.sessionStorage.setItem(FOCUS_KEY, JSON.stringify({
+          path: window.location.pathname, name: target.name, value: checkable ? target.value : null,
+        }));
+      } catch (e) { /* storage refused: the page still filters */ }
+      form.submit();
     });
   }
+  var refocused = restoreFocus();
+  // On a phone the table comes first: the filters start folded (their summary says when on).
+  if (panel && narrow.matches && !refocused) panel.open = false;
+  // On a wide screen the filters are always open (their summary is not shown there).
+  narrow.addEventListener("change", function () { if (panel && !narrow.matches) panel.open = true; });
   if (!table) return;
 
   function setParams(sort, dir) {
@@ -72,4 +105,92 @@
       sortBy(index, th.getAttribute("data-key"), dir);
     });
   });
+  // Shading of score cells: each ranked cell by its quarter of its column (the darker, the
+  // better); the number in the cell says the same, the legend says what the shade means.
+  var SHADED = { "c-dataset": "high", "c-task": "low", "c-language": "low", "c-score": "low" };
+  function shade() {
+    var headers = Array.prototype.slice.call(table.tHead.rows[0].cells);
+    var rows = table.querySelectorAll("tbody.ranked tr");
+    headers.forEach(function (th, index) {
+      var better = SHADED[th.className.split(" ")[0]];
+      if (!better) return;
+      var cells = [];
+      rows.forEach(function (row) {
+        var cell = row.cells[index];
+        var value = cell ? parseFloat(cell.getAttribute("data-v")) : NaN;
+        if (!isNaN(value)) cells.push({ cell: cell, value: better === "high" ? value : -value });
+      });
+      if (cells.length < 4) return;
+      var sorted = cells.map(function (c) { return c.value; }).sort(function (a, b) { return a - b; });
+      cells.forEach(function (c) {
+        var below = sorted.filter(function (v) { return v < c.value; }).length;
+        c.cell.classList.add("tint-" + (1 + Math.min(3, Math.floor((4 * below) / sorted.length))));
+      });
+    });
+    var legend = document.getElementById("board-legend");
+    if (legend) {
+      var note = document.createElement("span");
+      note.className = "tint-legend";
+      note.innerHTML = ' Shading: <span class="tint-1"></span> lowest to <span class="tint-4"></span> highest quarter of its column (darker is better; the numbers say the same).';
+      legend.appendChild(note);
+    }
+  }
+
+  // Column toggles: a "Columns" menu beside the filters; the choice is kept per board.
+  function columnToggles() {
+    var controls = document.querySelector(".board-controls");
+    if (!controls) return;
+    var storeKey = "glossa-columns:" + window.location.pathname;
+    var style = document.createElement("style");
+    document.head.appendChild(style);
+    var hidden;
+    try { hidden = JSON.parse(window.localStorage.getItem(storeKey) || "[]"); } catch (e) { hidden = []; }
+    var menu = document.createElement("details");
+    menu.className = "column-toggles";
+    menu.innerHTML = "<summary>Columns</summary><div role=\"group\" aria-label=\"Columns shown\"></div>";
+    var box = menu.querySelector("div");
+    var headers = Array.prototype.slice.call(table.tHead.rows[0].cells);
+    function apply() {
+      var rules = [];
+      headers.forEach(function (th, index) {
+        if (hidden.indexOf(th.getAttribute("data-key")) !== -1) {
+          rules.push("#board-table tr > :nth-child(" + (index + 1) + ") { display: none; }");
+        }
+      });
+      style.textContent = rules.join("\n");
+      try { window.localStorage.setItem(storeKey, JSON.stringify(hidden)); } catch (e) { /* not kept */ }
+      if (window.glossaScrollRegions) window.glossaScrollRegions();
+    }
+    headers.forEach(function (th) {
+      var key = th.getAttribute("data-key");
+      if (key === "rank" || key === "model") return;
+      var label = document.createElement("label");
+      var check = document.createElement("input");
+      check.type = "checkbox";
+      check.checked = hidden.indexOf(key) === -1;
+      check.addEventListener("change", function () {
+        hidden = hidden.filter(function (k) { return k !== key; });
+        if (!check.checked) hidden.push(key);
+        apply();
+      });
+      label.appendChild(check);
+      label.appendChild(document.createTextNode(" " + th.querySelector("a").textContent));
+      box.appendChild(label);
+    });
+    var all = document.createElement("button");
+    all.type = "button";
+    all.className = "show-all";
+    all.textContent = "Show every column";
+    all.addEventListener("click", function () {
+      hidden = [];
+      box.querySelectorAll("input").forEach(function (i) { i.checked = true; });
+      apply();
+    });
+    box.appendChild(all);
+    controls.appendChild(menu);
+    apply();
+  }
+
+  shade();
+  columnToggles();
 })();

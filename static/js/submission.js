@@ -1,17 +1,17 @@
-// A live submission page: without JavaScript it refreshes itself (meta refresh); with it,
-// it polls the submission's JSON and reloads when the status or the datasets done change.
+// A live submission page: without JavaScript it refreshes itself (a meta refresh inside
+// <noscript>); with it, it polls the submission's JSON, updates the progress in place, and
+// when the status or the datasets done change it fetches the page and puts its new content
+// in place, without a reload (focus stays on the link it was on).
 (function () {
   var live = document.getElementById("submission-live");
   if (!live) { return; }
-  var meta = document.querySelector('meta[http-equiv="refresh"]');
-  if (meta) { meta.parentNode.removeChild(meta); }
   var url = live.dataset.jsonUrl;
   var status = live.dataset.status;
   var done = Number(live.dataset.done);
   function poll() {
     fetch(url, {cache: "no-store"}).then(function (r) { return r.json(); }).then(function (data) {
       if (data.status !== status || data.datasets_done !== done) {
-        window.location.reload(); return;
+        swap(); return;
       }
       var elapsed = document.getElementById("submission-elapsed");
       if (data.elapsed_seconds !== null) { elapsed.textContent = Math.round(data.elapsed_seconds) + " s"; }
@@ -24,6 +24,29 @@
           tr.children[2].appendChild(bar); tr.children[2].appendChild(document.createTextNode(" " + row.percent + "%"));
         }
       });
+      setTimeout(poll, 2000);
+    }).catch(function () { setTimeout(poll, 5000); });
+  }
+  function swap() {
+    fetch(window.location.href, {cache: "no-store", headers: {Accept: "text/html"}}).then(function (r) {
+      if (!r.ok) { throw new Error(r.status); }
+      return r.text();
+    }).then(function (html) {
+      var page = new DOMParser().parseFromString(html, "text/html");
+      var main = document.getElementById("content");
+      var fresh = page.getElementById("content");
+      if (!main || !fresh) { throw new Error("no content"); }
+      var active = document.activeElement;
+      var href = active && main.contains(active) ? active.getAttribute("href") : null;
+      main.innerHTML = fresh.innerHTML;
+      if (href) {
+        var again = main.querySelector('a[href="' + CSS.escape(href) + '"]');
+        if (again) { again.focus(); }
+      }
+      var next = page.getElementById("submission-live");
+      if (!next) { return; }  // finished, failed or cancelled: nothing more to follow
+      status = next.dataset.status;
+      done = Number(next.dataset.done);
       setTimeout(poll, 2000);
     }).catch(function () { setTimeout(poll, 5000); });
   }

@@ -1,0 +1,260 @@
+"""Accessibility (issue #27.6): axe-core on every page kind of the site, at a desktop width
+and a phone width, finds nothing at WCAG 2.1 A/AA; and what axe cannot judge, a keyboard
+and a phone can: the skip link, the folded filters, focus kept across a filter, the column
+toggles, the sticky columns' width, touch targets, the queue's pause.
+
+One data load (the repository's own data, Danish only: EuroEval's published board, the data
+pack, the suite's seed results with their examples, the demo exam), one browser, every page.
+Screenshots of each page kind at both widths go to test-artifacts/accessibility/.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from django.urls import reverse
+
+from tests.conftest import DATA_DIR, SHARED_DATASETS
+from tests.pages.builders import build_board
+from tests.pages.test_browser import ARTIFACTS, browser  # noqa: F401 - the shared Chromium fixture
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SHOTS = ARTIFACTS / "accessibility"
+WIDTHS = {"desktop": (1440, 900), "phone": (390, 844)}
+WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+SHOT_MAX_HEIGHT = 5000  # a long page is shown from its top
+SUITE = DATA_DIR / "results" / "suite"
+BOARDS = DATA_DIR / "results" / "euroeval-boards"
+SMALL = "google/gemma-3-270m"
+ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def import_danish_suite(folder: Path) -> None:
+    """The suite's seed records of Danish datasets, imported with the examples beside them
+    (each file's Danish lines are copied to ``folder``, its predictions linked)."""
+    from leaderboard.services.results_import import import_file
+
+    for path in sorted(SUITE.glob("*.jsonl")):
+        lines = [line for line in path.read_text().splitlines() if "da" in json.loads(line)["dataset_languages"]]
+        if not lines:
+            continue
+        (folder / path.name).write_text("\n".join(lines) + "\n")
+        predictions = path.with_suffix(".predictions")
+        if predictions.exists():
+            (folder / predictions.name).symlink_to(predictions)
+        report = import_file(folder / path.name, source=path.name)
+        assert report.errors == [] and report.imported == len(lines), report.summary()
+
+
+def load_site(folder: Path) -> dict[str, str]:
+    """Danish data as ``make demo`` loads it, and the address of one page of every kind."""
+    from leaderboard.models import BoardSnapshot, EvaluationExamples, LanguageModel, Submission
+    from leaderboard.services.aggregation import aggregate
+    from leaderboard.services.board_import import import_boards
+    from leaderboard.services.dataset_registry import sync_datasets
+    from leaderboard.services.exam_import import import_exam
+
+    import_boards(sorted(BOARDS.glob("danish_*.csv")), (BOARDS / "COMMIT").read_text().split()[0])
+    assert aggregate(["da"], replicates=50).status == "FINISHED"
+    sync_datasets(SHARED_DATASETS)
+    import_danish_suite(folder)
+    assert aggregate(["da-suite"], replicates=50).status == "FINISHED"
+    import_exam((DATA_DIR / "exams" / "da-round1.jsonl").read_bytes())
+
+    running = Submission.objects.create(
+        model=LanguageModel.objects.get(model_id=SMALL),
+        commit_sha="a" * 40,
+        languages=["da"],
+        status="RUNNING",
+        datasets_total=2,
+        datasets_done=1,
+        progress={"scala-da": {"state": "done"}, "angry-tweets": {"state": "running", "done": 8, "total": 32}},
+    )
+    Submission.objects.create(
+        model=LanguageModel.objects.get(model_id=ENCODER),
+        commit_sha="b" * 40,
+        status="FAILED",
+        failure_reason="The model's weights could not be loaded.",
+        datasets_total=1,
+        progress={"scala-da": {"state": "failed", "note": "out of memory"}},
+    )
+    examples = EvaluationExamples.objects.select_related("evaluation__model", "evaluation__dataset").filter(
+        evaluation__model__model_id=SMALL, evaluation__dataset__languages__code="da"
+    )[0]
+    snapshot = BoardSnapshot.objects.filter(leaderboard__code="da").latest("taken_at")
+    return {
+        "home": "/",
+        # EuroEval's published board, narrowed by its own search so axe reads ~40 rows, not 550
+        "board-published": "/leaderboards/da/?q=llama",
+        "board-evaluated-here": "/leaderboards/da-suite/",
+        "board-history": reverse("board-history", args=["da"]),
+        "board-snapshot": reverse("board-snapshot", args=["da", snapshot.pk]),
+        "model": reverse("model", args=[SMALL]),
+        "dataset": reverse("dataset", args=["scala-da"]),
+        "compare": f"{reverse('compare')}?models={SMALL}&models={ENCODER}",
+        "examples": reverse("model-examples", args=[SMALL, examples.evaluation.dataset.name]),
+        "examiner-board": reverse("examiner-board", args=["da"]),
+        "exam-questions": reverse("exam-questions", args=["da", 1]),
+        "methodology": reverse("methodology"),
+        "submit": reverse("submit"),
+        "queue": reverse("queue"),
+        "submission": reverse("submission-detail", args=[running.pk]),
+        "404": "/leaderboards/no-such-board-here/",
+    }
+
+
+def axe_violations(page) -> list[str]:
+    from axe_playwright_python.sync_playwright import Axe
+
+    options = {"runOnly": {"type": "tag", "values": WCAG_21_AA}, "resultTypes": ["violations"]}
+    found = Axe().run(page, options=options).response["violations"]
+    return [f"{v['id']} ({v['impact']}): {n['target']} {n['html'][:160]}" for v in found for n in v["nodes"]]
+
+
+def wait_for_charts(page) -> None:
+    if page.locator("[data-figure]").count():
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('[data-figure]')].every(e => e.dataset.rendered === 'true')",
+            timeout=30_000,
+        )
+
+
+def screenshot(page, name: str, width: int) -> None:
+    height = min(page.evaluate("document.documentElement.scrollHeight"), SHOT_MAX_HEIGHT)
+    clip = {"x": 0, "y": 0, "width": width, "height": height}
+    page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True, clip=clip)
+
+
+def watched_page(context):
+    """A page of ``context`` and the list its script errors and console errors go to."""
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    return page, errors
+
+
+def test_every_page_kind_passes_axe_at_desktop_and_phone_width(live_server, browser, tmp_path):  # noqa: F811
+    pages = load_site(tmp_path)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    failures: dict[str, list[str]] = {}
+    for label, (width, height) in WIDTHS.items():
+        context = browser.new_context(viewport={"width": width, "height": height})
+        page, errors = watched_page(context)
+        try:
+            for name, path in pages.items():
+                response = page.goto(live_server.url + path)
+                assert response.status == (404 if name == "404" else 200), (name, response.status)
+                if name == "404":  # the browser logs the document's own status; nothing else may fail
+                    errors[:] = [e for e in errors if "404 (Not Found)" not in e]
+                wait_for_charts(page)
+                found = axe_violations(page)
+                if found:
+                    failures[f"{name} at {label}"] = found
+                screenshot(page, name, width)
+                assert errors == [], (name, errors)
+                # Every page kind: the skip link comes first and lands on the content.
+                page.keyboard.press("Tab")
+                assert page.evaluate("document.activeElement.className") == "skip-link", name
+        finally:
+            context.close()
+    assert failures == {}, json.dumps(failures, indent=1)
+
+
+def phone(browser):  # noqa: F811
+    return browser.new_context(viewport={"width": 390, "height": 844})
+
+
+def test_a_board_on_a_phone_and_a_keyboard(live_server, browser):  # noqa: F811
+    build_board()
+    context = phone(browser)
+    page = context.new_page()
+    try:
+        page.goto(live_server.url + "/leaderboards/da/")
+        # The filters start folded, so the table starts in the first screen.
+        assert page.locator("#filters-panel").get_attribute("open") is None
+        assert page.locator("#board-table").bounding_box()["y"] < 844
+        # The sticky rank and model columns keep under half of the width.
+        row = page.locator("#board-table tbody.ranked tr").first
+        sticky = row.locator("td.c-rank").bounding_box()["width"] + row.locator("th.c-model").bounding_box()["width"]
+        assert sticky < 390 / 2, sticky
+        # No box with its own vertical scroll: the page scrolls.
+        assert page.eval_on_selector(".table-scroll", "e => e.scrollHeight <= e.clientHeight + 1")
+        # Touch targets: the folded panels' summaries and every filter control's label.
+        page.click("#filters-panel > summary")
+        summaries = ["#filters-panel > summary", ".column-toggles > summary"]
+        controls = [*summaries, "#board-filters label", "#board-filters button", "#board-filters input[type=search]"]
+        for target in controls:
+            for box in page.locator(target).all():
+                assert box.bounding_box()["height"] >= 44, target
+
+        # A filter applied from the keyboard: the URL holds it and focus comes back to it.
+        page.focus("input[name=type][value=encoder]")
+        page.keyboard.press("Space")
+        page.wait_for_url("**type=encoder**")
+        assert page.evaluate("document.activeElement.name + '=' + document.activeElement.value") == "type=encoder"
+        assert page.locator("#filters-panel").get_attribute("open") is not None
+        assert page.eval_on_selector_all("#board-table tbody th.c-model", "ths => ths.map(t => t.dataset.v)") == [
+            "danish/bert-base",
+            "tiny/encoder-s",
+        ]
+
+        # The skip link: Tab, Enter, then the next Tab is inside the table.
+        page.goto(live_server.url + "/leaderboards/da/")
+        page.keyboard.press("Tab")
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.textContent") == "Skip to the table"
+        page.keyboard.press("Enter")
+        page.keyboard.press("Tab")
+        assert page.evaluate("!!document.activeElement.closest('#board-table, .table-scroll')")
+
+        # Column toggles: hiding "Vocab" hides its cells and is remembered on the next visit.
+        page.click(".column-toggles > summary")
+        page.locator(".column-toggles label", has_text="Vocab").click()
+        assert page.locator('#board-table th[data-key="vocab"]').is_hidden()
+        page.reload()
+        assert page.locator('#board-table th[data-key="vocab"]').is_hidden()
+        page.click(".column-toggles > summary")
+        page.click(".column-toggles .show-all")
+        assert page.locator('#board-table th[data-key="vocab"]').is_visible()
+
+        # Score shading: every ranked dataset cell has one, and the legend says what it means.
+        shaded = page.eval_on_selector_all(
+            "#board-table tbody.ranked td.ds", "cells => cells.map(c => /tint-[1-4]/.test(c.className))"
+        )
+        assert shaded and all(shaded)
+        assert "darker is better" in page.inner_text("#board-legend")
+    finally:
+        context.close()
+
+
+def test_the_queue_updates_in_place_and_pauses(live_server, browser):  # noqa: F811
+    from leaderboard.models import LanguageModel, Submission
+
+    model = LanguageModel.objects.create(model_id="org/queued-model")
+    Submission.objects.create(model=model, commit_sha="c" * 40, status="PENDING", datasets_total=1)
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(live_server.url + "/queue/")
+        assert page.locator('meta[http-equiv="refresh"]').count() == 0  # only inside <noscript>
+        page.evaluate("window.queueLoadMarker = 1")  # gone if the page reloads
+        page.eval_on_selector("#queue-live", "e => { e.dataset.seconds = '1'; }")  # the view's 15 s, shortened
+        pending = "#queue-pending h2"
+        page.click("#queue-pause")
+        assert page.get_attribute("#queue-pause", "aria-pressed") == "true"
+        Submission.objects.create(model=model, commit_sha="d" * 40, status="PENDING", datasets_total=1)
+        page.wait_for_timeout(2_500)  # paused: no update
+        assert "(1)" in page.inner_text(pending)
+        page.focus("#queue-pause")
+        page.keyboard.press("Enter")  # resume: updates at once, then every period
+        page.wait_for_function(f"() => document.querySelector('{pending}').textContent.includes('(2)')")
+        Submission.objects.create(model=model, commit_sha="e" * 40, status="PENDING", datasets_total=1)
+        page.wait_for_function(f"() => document.querySelector('{pending}').textContent.includes('(3)')")
+        assert page.evaluate("window.queueLoadMarker") == 1
+        assert page.evaluate("document.activeElement.id") == "queue-pause"
+    finally:
+        context.close()
