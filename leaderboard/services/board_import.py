@@ -100,7 +100,7 @@ class BoardImportReport:
     unchanged: int = 0
     entries: int = 0
     history: list[str] = field(default_factory=list)  # datasets that stopped counting
-    ambiguous_z: float | None = None  # how the 16.17.0.dev0 cells were read (None: there were none)
+    readings: dict[str, float] = field(default_factory=dict)  # entry → z of its 16.17.0.dev0 cells
     problems: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
@@ -108,15 +108,17 @@ class BoardImportReport:
             f"{self.board} ({', '.join(self.files)}): {self.entries} entries; imported {self.imported}, "
             f"updated {self.updated}, unchanged {self.unchanged}"
         )
-        if self.ambiguous_z is not None:
-            text += f"; {AMBIGUOUS_BUILD} cells read with z = {self.ambiguous_z:g}"
+        if self.readings:
+            half = sorted(label for label, z in self.readings.items() if z != 1.0)
+            text += f"; {AMBIGUOUS_BUILD} cells of {len(self.readings)} entries read as s/√n"
+            text += f", of {len(half)} as 95% half-widths ({', '.join(half)})" if half else ""
         if self.history:
             text += f"; no longer counted (history): {', '.join(self.history)}"
         return text + (f"; problems: {len(self.problems)}" if self.problems else "")
 
 
-def read_language(files: list[BoardFile]) -> tuple[MergedBoard, float | None]:
-    """The merged cells of a language's files, and how its ambiguous cells are read
+def read_language(files: list[BoardFile]) -> tuple[MergedBoard, dict[str, float]]:
+    """The merged cells of a language's files, and per entry how its ambiguous cells are read
     (:func:`leaderboard.board_reproduction.best_reading`)."""
     boards = {}
     for board_file in files:
@@ -124,8 +126,8 @@ def read_language(files: list[BoardFile]) -> tuple[MergedBoard, float | None]:
             boards[board_file.kind] = parse_board(board_file.path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, BoardFormatError) as exc:
             raise BoardImportError(f"{board_file.path.name}: {exc}") from None
-    merged, z, _ = best_reading(boards)
-    return merged, z
+    merged, readings, _ = best_reading(boards)
+    return merged, readings
 
 
 def import_boards(paths: list[Path | str], commit: str) -> list[BoardImportReport]:
@@ -153,15 +155,13 @@ def _source(files: list[BoardFile], commit: str) -> str:
 
 @transaction.atomic
 def import_language(code: str, files: list[BoardFile], commit: str) -> BoardImportReport:
-    merged, ambiguous_z = read_language(files)
+    merged, readings = read_language(files)
     report = BoardImportReport(code, [f.path.name for f in files])
-    report.ambiguous_z = ambiguous_z
+    report.readings = readings
     report.problems += [f"printed differently on its boards (first kept): {c}" for c in merged.conflicts]
     versions = _dataset_versions(code, merged, commit, report)
     models = _models(merged, report)
     provenance = {"repository": REPOSITORY, "commit": commit, "files": report.files}
-    if ambiguous_z is not None:
-        provenance[f"{AMBIGUOUS_BUILD} cells"] = "standard errors" if ambiguous_z == 1.0 else "95% half-widths"
     wanted: dict[tuple, tuple[dict, list[tuple[int, str, float]]]] = {}
     for label, cells in merged.cells.items():
         if label not in models:
@@ -191,8 +191,13 @@ def import_language(code: str, files: list[BoardFile], commit: str) -> BoardImpo
 
 
 def _cell_text(cell) -> str:
+    """The published cell, and how its ``±`` was read (for a cell of the ambiguous build: the
+    reading of its entry that reproduces the published rank scores)."""
     parts = [cell.primary] + ([cell.secondary] if cell.secondary else [])
-    return " / ".join(f"{m:.2f} ± {x:.2f}" for m, x in parts) + (" (± is s/√n)" if cell.z == 1.0 else "")
+    text = " / ".join(f"{m:.2f} ± {x:.2f}" for m, x in parts) + (" (± is s/√n)" if cell.z == 1.0 else "")
+    if cell.ambiguous:
+        text += f" ({AMBIGUOUS_BUILD}: ± read as {'s/√n' if cell.z == 1.0 else 'the 95% half-width'} for this entry)"
+    return text
 
 
 def _score_rows(task: str, cell) -> list[tuple[int, str, float]]:
