@@ -37,7 +37,7 @@ from django.utils import timezone
 from evaluation.tasks import UnknownTask, board_metrics, get_task
 from leaderboard.board_cells import CellOutOfRange, MergedBoard, entry_identity, fractions
 from leaderboard.board_reproduction import best_reading
-from leaderboard.identity import FULL_SPLIT, PUBLISHED
+from leaderboard.identity import FULL_SPLIT, PUBLISHED, RECONSTRUCTED_REPOSITORY, reconstructed_fingerprint
 from leaderboard.languages import EUROEVAL_BOARD_CODES, EUROEVAL_GROUP_FILES
 from leaderboard.models import Dataset, DatasetVersion, Evaluation, IterationScore, LanguageModel, ModelType
 from leaderboard.published_boards import AMBIGUOUS_BUILD, BoardFormatError, parse_board
@@ -45,7 +45,7 @@ from leaderboard.services.model_metadata import fill_unknown
 from leaderboard.services.record_fields import InvalidRecord, model_id_field
 from leaderboard.services.results_import import ensure_languages
 
-REPOSITORY = "EuroEval/leaderboards"
+REPOSITORY = RECONSTRUCTED_REPOSITORY
 FILE_RE = re.compile(r"^(?P<name>[a-z_]+)_(?P<kind>all|nlu)$")
 COMMIT_RE = re.compile(r"^[0-9a-f]{7,40}$")
 TYPE_OF_EMOJI = {
@@ -67,7 +67,7 @@ class BoardImportError(ValueError):
 
 def board_fingerprint(commit: str) -> str:
     """The dataset version of the cells of the boards at ``commit``."""
-    return f"reconstructed:{REPOSITORY}@{commit[:12]}"
+    return reconstructed_fingerprint(commit)
 
 
 @dataclass(frozen=True)
@@ -175,10 +175,13 @@ def import_language(code: str, files: list[BoardFile], commit: str) -> BoardImpo
             except CellOutOfRange as exc:
                 report.problems.append(f"{label} / {dataset}: {exc}")
                 continue
-            record = {
+            record = {  # a record's identity fields, so that an export (EEE) carries them
                 "model": identity.model_id,
                 "dataset": dataset,
+                "dataset_languages": [code],
                 "task": merged.dataset_tasks[dataset],
+                "few_shot": identity.few_shot,
+                "validation_split": identity.validation_split,
                 "leaderboard_label": label,
                 "published_cell": _cell_text(cell),
                 "reconstructed_from": provenance,

@@ -8,8 +8,10 @@ aggregation and export on PostgreSQL. ``benchmarks/euroeval_boards.py`` runs eve
 
 from __future__ import annotations
 
+import csv
 import json
 import math
+import re
 from io import StringIO
 from pathlib import Path
 
@@ -244,8 +246,16 @@ def test_reconstructed_evaluations_export_as_valid_eee_and_import_back_to_the_sa
     from leaderboard.eee.schema import schema_errors
     from tests.imports.test_eee_import import wipe_results, without_row_ids
 
-    board = tmp_path / "latvian_nlu.csv"  # the board's two header rows and first eight entries
-    board.write_text("\n".join((BOARDS / "latvian_nlu.csv").read_text(encoding="utf-8").splitlines()[:10]))
+    lines = (BOARDS / "latvian_nlu.csv").read_text(encoding="utf-8").splitlines()
+
+    def variant(line: str) -> str:
+        label = entry_identity(re.sub(r"<[^>]+>", "", next(csv.reader([line]))[0]))
+        return f"{label.few_shot}{label.validation_split}"
+
+    rows = [line for line in lines[2:] if line.count("±") == 8]  # entries with every dataset
+    picked = [line for v in ("FalseTrue", "TrueTrue", "TrueFalse") for line in [r for r in rows if variant(r) == v][:3]]
+    board = tmp_path / "latvian_nlu.csv"  # the board's two header rows and three entries of each variant
+    board.write_text("\n".join(lines[:2] + picked))
     call_command("import_board", str(board), commit=COMMIT, stdout=StringIO())
 
     def lv() -> list[tuple]:
@@ -256,7 +266,8 @@ def test_reconstructed_evaluations_export_as_valid_eee_and_import_back_to_the_sa
         )
 
     before = lv()
-    assert len(before) == 8 and any(row[3] is not None for row in before)
+    assert len(before) == 9 and any(row[3] is not None for row in before)
+    assert {(row[1], row[2]) for row in before} == {(True, False), (False, True), (True, True)}  # every variant
     out = tmp_path / "eee"
     call_command("export_eee", str(out), "--board", "lv", stdout=StringIO())
     logs = sorted(out.glob("*.json"))
