@@ -110,8 +110,9 @@ class BoardImportReport:
         )
         if self.readings:
             half = sorted(label for label, z in self.readings.items() if z != 1.0)
-            text += f"; {AMBIGUOUS_BUILD} cells of {len(self.readings)} entries read as s/√n"
-            text += f", of {len(half)} as 95% half-widths ({', '.join(half)})" if half else ""
+            entries, plain = len(self.readings), len(self.readings) - len(half)
+            text += f"; {AMBIGUOUS_BUILD} cells of {entries} entries: {plain} read as s/√n"
+            text += f", {len(half)} as 95% half-widths ({', '.join(half)})" if half else ""
         if self.history:
             text += f"; no longer counted (history): {', '.join(self.history)}"
         return text + (f"; problems: {len(self.problems)}" if self.problems else "")
