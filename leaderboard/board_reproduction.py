@@ -27,6 +27,7 @@ on 8 languages) and it is 0.0031.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -79,16 +80,20 @@ def category_datasets(merged: MergedBoard, kind: str) -> list[str]:
     ]
 
 
+@lru_cache(maxsize=200_000)
+def _iterations(primary: tuple[float, float], z: float) -> tuple[float, ...] | None:
+    """A cell's reconstructed iterations (None: out of range); cached, since
+    :func:`best_reading` re-ranks the same cells many times."""
+    try:
+        return tuple(fractions(*primary, z))
+    except CellOutOfRange:
+        return None
+
+
 def _dataset_scores(merged: MergedBoard, labels: list[str], dataset: str) -> np.ndarray:
     """One dataset's rank scores of ``labels`` from the reconstructed iterations (inf: no cell)."""
-    lists = []
-    for label in labels:
-        cell = merged.cells[label].get(dataset)
-        try:
-            lists.append(fractions(*cell.primary, cell.z) if cell else None)
-        except CellOutOfRange:
-            lists.append(None)
-    return dataset_rank_scores(lists)
+    cells = [merged.cells[label].get(dataset) for label in labels]
+    return dataset_rank_scores([_iterations(cell.primary, cell.z) if cell else None for cell in cells])
 
 
 def _category_scores(merged: MergedBoard, labels: list[str], per_dataset: dict[str, np.ndarray]) -> dict:
