@@ -63,12 +63,13 @@ PUBLISHED = "published"
 # The dataset version of cells reconstructed from EuroEval's published boards at a commit of
 # EuroEval/leaderboards (``import_board``): another identity than evaluated scores.
 RECONSTRUCTED_REPOSITORY = "EuroEval/leaderboards"
+RECONSTRUCTED_PREFIX = "reconstructed:"
 RECONSTRUCTED_RE = re.compile(r"^reconstructed:EuroEval/leaderboards@[0-9a-f]{7,40}$")
 
 
 def reconstructed_fingerprint(commit: str) -> str:
     """The dataset version of the cells of the boards at ``commit``."""
-    return f"reconstructed:{RECONSTRUCTED_REPOSITORY}@{commit[:12]}"
+    return f"{RECONSTRUCTED_PREFIX}{RECONSTRUCTED_REPOSITORY}@{commit[:12]}"
 
 
 def published_fingerprint(test_size: int | None = None) -> str:

@@ -16,7 +16,9 @@ A folder with a valid ``dataset.json`` is a dataset: no code change to add one. 
   its folder's version as board version; an admin changes it.
 - A newly registered dataset counts toward its languages' leaderboards unless that board
   already has a counting dataset of the same task (one official dataset per task and
-  language, as EuroEval does). Re-running the sync never changes an admin's choice.
+  language, as EuroEval does) or is one of EuroEval's boards reconstructed from its
+  published cells (its datasets are EuroEval's). Re-running the sync never changes an
+  admin's choice.
 
 The dataset's description, license, etc. are taken from the folder that holds its board
 version; another version's folder only fills fields that are empty.
@@ -28,10 +30,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.db import DatabaseError, transaction
+from django.db.models import Q
 
 from evaluation.datasets import SPLITS, DatasetContent, DatasetInfo, InvalidDataset, Refusal, discover
 from leaderboard.board_registry import boards_of
-from leaderboard.identity import short_fingerprint
+from leaderboard.identity import RECONSTRUCTED_PREFIX, short_fingerprint
 from leaderboard.models import Dataset, DatasetVersion
 from leaderboard.services.results_import import ensure_languages
 
@@ -61,8 +64,14 @@ class Refused(Exception):
 
 
 def _board_has_official(task: str, boards: set[str]) -> bool:
-    counting = Dataset.objects.filter(task=task, counts_toward_leaderboard=True).prefetch_related("languages")
-    return any(lang.board in boards for dataset in counting for lang in dataset.languages.all())
+    """Whether one of these boards already counts a dataset of this task, or is EuroEval's
+    board reconstructed from its published cells (``import_board``): that board counts the
+    datasets EuroEval ranked and no other, since a task its entries were never evaluated on
+    would leave every one of them unranked (the data pack's SIB-200 sets did so to all 30)."""
+    counting = Dataset.objects.filter(counts_toward_leaderboard=True, languages__board__in=boards).filter(
+        Q(task=task) | Q(board_version__fingerprint__startswith=RECONSTRUCTED_PREFIX)
+    )
+    return counting.exists()
 
 
 def _descriptive(info: DatasetInfo) -> dict:

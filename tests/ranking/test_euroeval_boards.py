@@ -12,6 +12,7 @@ import csv
 import json
 import math
 import re
+import shutil
 from io import StringIO
 from pathlib import Path
 
@@ -280,3 +281,21 @@ def test_reconstructed_evaluations_export_as_valid_eee_and_import_back_to_the_sa
     call_command("import_results", *map(str, logs), stdout=StringIO())
     assert lv() == before
     assert all(ev.record["reconstructed_from"]["commit"] == COMMIT for ev in Evaluation.objects.all())
+
+
+@pytest.mark.django_db
+def test_a_data_pack_dataset_of_another_task_does_not_count_on_a_reconstructed_board(tmp_path, shared_datasets_dir):
+    """The data pack's SIB-200 sets (topic classification, a task EuroEval's boards of
+    2026-04-17 do not have) counted on every published board and left all their entries
+    unranked; on a board reconstructed from EuroEval's cells they are listed, not counted
+    (the suite board still ranks them)."""
+    for name in ("scala-lv", "sib200-lv"):
+        shutil.copytree(shared_datasets_dir / name, tmp_path / name)
+    board = tmp_path / "latvian_nlu.csv"  # the board's two header rows and first five entries
+    board.write_text("\n".join((BOARDS / "latvian_nlu.csv").read_text(encoding="utf-8").splitlines()[:7]))
+    call_command("import_board", str(board), commit=COMMIT, stdout=StringIO())
+    call_command("sync_datasets", "--data-dir", str(tmp_path), stdout=StringIO())
+    assert not Dataset.objects.get(name="sib200-lv").counts_toward_leaderboard
+    assert Dataset.objects.get(name="scala-lv").counts_toward_leaderboard  # the board's own, a new version
+    aggregate(["lv"], replicates=0)
+    assert LeaderboardEntry.objects.filter(leaderboard__code="lv", rank__isnull=False).count() == 5
