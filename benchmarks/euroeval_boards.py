@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from leaderboard.board_reproduction import (  # noqa: E402
     best_reading,
+    check_group,
     compare,
     group_scores,
     read,
@@ -67,7 +68,11 @@ def main() -> int:
 
         django.setup()
     header = "| board | entries (ranked) | summaries: mean / max abs. diff. | records: mean / max | same ranked set |"
-    print(header + " 16.17.0.dev0 cells: z |" + (" site: mean abs. diff., same ranked set |" if args.site else ""))
+    print(
+        header
+        + " entries with 16.17.0.dev0 cells read as 95% half-widths |"
+        + (" site: mean abs. diff., same ranked set |" if args.site else "")
+    )
     print("|---|---|---|---|---|---|" + ("---|" if args.site else ""))
     per_language: dict[str, dict[str, dict[str, float]]] = {}
     worst = 0.0
@@ -77,7 +82,8 @@ def main() -> int:
         if not files:
             continue
         boards = {k: read(p) for k, p in files.items()}
-        _, z, scores = best_reading(boards)
+        _, readings, scores = best_reading(boards)
+        half = sum(z != 1.0 for z in readings.values())
         per_language[name] = scores
         ours_site = site_scores(EUROEVAL_BOARD_CODES[name]) if args.site else None
         for kind, board in boards.items():
@@ -88,7 +94,7 @@ def main() -> int:
                 f"| {files[kind].name} | {records.entries} ({records.ranked}) | "
                 f"{summary.mean_abs_diff:.4f} / {summary.max_abs_diff:.3f} | "
                 f"{records.mean_abs_diff:.4f} / {records.max_abs_diff:.3f} | {_yes(records.same_ranked_set)} | "
-                f"{'–' if z is None else f'{z:g}'} |"
+                f"{f'{half} of {len(readings)}' if readings else '–'} |"
             )
             if args.site:
                 if kind == "all" and ours_site is not None:
@@ -107,10 +113,14 @@ def main() -> int:
             ours = group_scores([per_language.get(names[c], {}).get(kind, {}) for c in members])
             result = compare(path.name, labels, published, ours)
             worst = max(worst, result.mean_abs_diff)
+            check = check_group(path, kind)
+            stale = "; ".join(f"{entry} on {language}" for language, entry in check.stale)
             print(
                 f"| {path.name} | {result.entries} ({result.ranked}) | – | "
                 f"{result.mean_abs_diff:.4f} / {result.max_abs_diff:.3f} | {_yes(result.same_ranked_set)} | – |"
                 + (" – |" if args.site else "")
+                + f" rule on its own columns: {_yes(check.rule_holds)}"
+                + (f"; language file without the entry's rank: {stale}" if stale else "")
             )
     print(f"\nlargest mean |Δ| (records): {worst:.4f}")
     return 0

@@ -138,11 +138,12 @@ def _cell(board: PublishedBoard, e: int, d: int) -> Cell | None:
     return Cell((float(mean), float(ci)), secondary, float(board.z[e, d]), ambiguous)
 
 
-def read_ambiguous_as(merged: MergedBoard, z: float) -> MergedBoard:
-    """A copy whose ambiguous cells (``published_boards.AMBIGUOUS_BUILD``) read ``±`` with this z."""
-    cells = {
-        label: {d: replace(c, z=z) if c.ambiguous else c for d, c in row.items()} for label, row in merged.cells.items()
-    }
+def read_ambiguous_as(merged: MergedBoard, readings: dict[str, float]) -> MergedBoard:
+    """A copy in which the ambiguous cells (``published_boards.AMBIGUOUS_BUILD``) of each
+    entry in ``readings`` (``{label: z}``) read ``±`` with that entry's z."""
+    cells = dict(merged.cells)
+    for label, z in readings.items():
+        cells[label] = {d: replace(c, z=z) if c.ambiguous else c for d, c in merged.cells[label].items()}
     return MergedBoard(dict(merged.dataset_tasks), cells, merged.metadata, list(merged.conflicts))
 
 

@@ -33,6 +33,12 @@ def groups() -> dict[str, Group]:
     }
 
 
+def members(slug: str) -> tuple[str, ...]:
+    """A group's member boards as the registry has them (one query; empty for no such group)."""
+    boards = LanguageGroup.objects.filter(slug=slug).values_list("boards", flat=True).first()
+    return tuple(str(board) for board in boards or ())
+
+
 def boards_of(codes: Iterable[str]) -> dict[str, str]:
     """``{language code: its board}`` for these codes (one query); a code without a row
     feeds the board it would be given on first sight."""

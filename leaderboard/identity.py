@@ -60,6 +60,18 @@ METHODOLOGY_PROTOCOL = Protocol(iterations=10, test_limit=FULL_SPLIT)
 PUBLISHED = "published"
 
 
+# The dataset version of cells reconstructed from EuroEval's published boards at a commit of
+# EuroEval/leaderboards (``import_board``): another identity than evaluated scores.
+RECONSTRUCTED_REPOSITORY = "EuroEval/leaderboards"
+RECONSTRUCTED_PREFIX = "reconstructed:"
+RECONSTRUCTED_RE = re.compile(r"^reconstructed:EuroEval/leaderboards@[0-9a-f]{7,40}$")
+
+
+def reconstructed_fingerprint(commit: str) -> str:
+    """The dataset version of the cells of the boards at ``commit``."""
+    return f"{RECONSTRUCTED_PREFIX}{RECONSTRUCTED_REPOSITORY}@{commit[:12]}"
+
+
 def published_fingerprint(test_size: int | None = None) -> str:
     """Fingerprint of a published dataset version known only by its name (and test size)."""
     return PUBLISHED if not test_size else f"{PUBLISHED}:test={int(test_size)}"

@@ -225,6 +225,21 @@ def parse_group_board(text: str) -> tuple[list[str], np.ndarray]:
     return labels, np.array([_rank(row[rank]) if rank < len(row) else np.inf for row in rows[2:]], dtype=float)
 
 
+def parse_group_languages(text: str) -> dict[str, np.ndarray]:
+    """A group board's per-language columns: ``{language (lower case, as in its file names):
+    the rank score EuroEval computed for each entry on that language}`` (inf: unranked), in
+    the order of :func:`parse_group_board`."""
+    rows = [row for row in csv.reader(io.StringIO(text)) if row]
+    names = [TAG_RE.sub("", n).strip() for n in rows[1]]
+    skip = {"model", "rank", "rank score", "type", "parameters", "vocabulary", "context", "commercial"}
+    skip |= {"merge", "open", "trained from scratch", "european values"}
+    return {
+        name.lower().replace(" ", "_"): np.array([_rank(row[i]) if i < len(row) else np.inf for row in rows[2:]])
+        for i, name in enumerate(names)
+        if name.lower() not in skip and not name.lower().endswith("_version")
+    }
+
+
 def _parse_compact(lines: list[str]) -> PublishedBoard:
     tasks: list[str] | None = None
     rows = []

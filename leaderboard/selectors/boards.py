@@ -12,6 +12,7 @@ from django.db.models import Count, Max, Q
 
 from evaluation.tasks import TASKS
 from evaluation.tasks import short_label as task_short_label
+from leaderboard import board_registry
 from leaderboard.identity import METHODOLOGY_PROTOCOL, PUBLISHED, InvalidProtocol, Protocol, short_fingerprint
 from leaderboard.languages import language_name
 from leaderboard.models import (
@@ -132,6 +133,7 @@ class Board:
     version: str = ""
     method: dict = field(default_factory=dict)  # {name, version, label} of the ranks shown
     pending_method: dict | None = None  # {name, label} of the method asked for, being computed
+    absent_languages: list[str] = field(default_factory=list)  # a group's members without a board
 
     @property
     def shows_bits_per_byte(self) -> bool:
@@ -390,6 +392,10 @@ def get_board(
         method=method_info(board, ranking),
         pending_method=pending,
     )
+    if board.kind == "group":  # members left out for want of a board (board_compute.group_members)
+        result.absent_languages = [
+            language_name(c) for c in board_registry.members(board.code) if c not in board.boards
+        ]
     for row in filter_rows(board_rows(board, version, languages, tasks, datasets, ranking), filters):
         (result.ranked if row["rank"] is not None else result.unranked).append(row)
     if filters.sort:

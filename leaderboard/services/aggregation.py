@@ -40,6 +40,7 @@ from leaderboard.services.board_compute import (  # noqa: F401  (re-exported)
     board_seed,
     compute_group_board,
     compute_language_board,
+    group_members,
     plan_boards,
 )
 from leaderboard.services.board_data import (  # noqa: F401  (re-exported)
@@ -160,7 +161,7 @@ def aggregate(
                     total, changed = total + n, changed + c
                 registry = board_registry.groups()
                 for slug in groups:
-                    members = [computed[m] for m in registry[slug].boards]
+                    members = [computed[m] for m in group_members(registry[slug], available)]
                     computed[slug], n, c = aggregate_group_board(registry[slug], members, method=method, now=now)
                     total, changed = total + n, changed + c
                 if requested is None:

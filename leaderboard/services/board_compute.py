@@ -5,9 +5,10 @@ Pure of database writes; plan_boards only reads which language codes exist.
 Boards. A dataset counts toward the board of each of its languages
 (``Language.board``: most codes are their own board, ``nb`` and ``nn`` feed ``no``) when
 ``Dataset.counts_toward_leaderboard`` is set. A language board exists when at least one
-such dataset has an evaluation. A group board (``LanguageGroup``, read through ``board_registry``) exists
-when all its language boards exist; its rank score is the method's combination of the
-language rank scores. Asking for one language board also refreshes the groups that
+such dataset has an evaluation. A group board (``LanguageGroup``, read through
+``board_registry``) is the method's combination of its language boards' rank scores; it
+exists when more than half of its language boards exist, and is computed from those
+(:func:`group_members`). Asking for one language board also refreshes the groups that
 contain it, and asking for a group refreshes its language boards (a group needs their
 bootstrap draws).
 """
@@ -119,6 +120,7 @@ def compute_language_board(data: BoardData, *, method: RankingMethod, replicates
                 "secondary": _metric_json(info.secondary_metric, metrics.get(info.secondary_metric)),
                 "rank_score": _finite(result.dataset_rank_scores[e, column[d]]) if info.ranked else None,
                 "dataset_version": info.version,
+                "evaluation": data.evaluations.get((e, d)),
             }
             if (e, d) in data.flags:  # too many unreadable answers: shown with the count, still counted
                 scores[info.name]["unparseable"] = data.flags[(e, d)]
@@ -203,7 +205,7 @@ def plan_boards(
     ``available`` holds published and suite boards; asking for a language (``da``, ``nb``)
     refreshes both of its boards, and either alone is enough for the request to be known."""
     registry = board_registry.groups()
-    groups_ok = {slug for slug, group in registry.items() if all(m in available for m in group.boards)}
+    groups_ok = {slug for slug, group in registry.items() if group_members(group, available)}
     if requested is None:
         return sorted(available), sorted(groups_ok)
     languages: set[str] = set()
@@ -215,9 +217,10 @@ def plan_boards(
         if code in registry:
             if code not in groups_ok:
                 missing = [m for m in registry[code].boards if m not in available]
-                raise UnknownBoard(f"group {code!r} needs boards without results: {', '.join(missing)}")
+                raise UnknownBoard(
+                    f"group {code!r} has no board for more than half of its languages: {', '.join(missing)}"
+                )
             groups.add(code)
-            languages.update(registry[code].boards)
         else:
             board = board_registry.board_of(code)
             found = [b for b in (board, suite_code(board)) if b in available]
@@ -228,5 +231,17 @@ def plan_boards(
                 continue
             groups.update(slug for slug in groups_ok if board in registry[slug].boards)
     for slug in groups:
-        languages.update(registry[slug].boards)
+        languages.update(group_members(registry[slug], available))
     return sorted(languages), sorted(groups)
+
+
+def group_members(group: board_registry.Group, available) -> list[str]:
+    """The member boards a group board is computed from: those with results. EuroEval's rule
+    (its generator, ``compute_ranks``): a language enters a group's mean through its datasets,
+    so a language without any (no board yet: Belarusian and Luxembourgish on 2026-04-17,
+    when EuroEval's group configs did not list them) is left out, while an entry without
+    results on a member's datasets stays unranked. Empty when more than half of the group's
+    languages have no board: a "European" board of three languages would be another board
+    under the group's name."""
+    present = [m for m in group.boards if m in available]
+    return present if 2 * len(present) > len(group.boards) else []

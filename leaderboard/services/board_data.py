@@ -140,6 +140,8 @@ class BoardData:
     flags: dict[tuple[int, int], dict] = field(default_factory=dict)
     # (entry index, dataset index) → {"nats", "bytes", "probe_auc", "probe_flag"} (evaluation/intrinsic.py)
     measures: dict[tuple[int, int], dict] = field(default_factory=dict)
+    # (entry index, dataset index) → the counted evaluation's pk (its EEE download on the API)
+    evaluations: dict[tuple[int, int], int] = field(default_factory=dict)
 
     def primary_array(self) -> np.ndarray:
         """``(D, N, I)`` primary-metric iteration scores, NaN-padded."""
@@ -378,6 +380,7 @@ def load_board_data(code: str, datasets: list[DatasetInfo]) -> BoardData:
         data.values.setdefault(e, {}).setdefault(d, {}).setdefault(metric, []).append(value)
     data.flags.update(unreadable_answers(eval_slot))
     data.measures.update(engine_measures(eval_slot))
+    data.evaluations.update((slot, pk) for pk, slot in eval_slot.items())
     # An evaluation without primary scores does not count as a score on that dataset.
     for per_ds in data.values.values():
         for d in [d for d, m in per_ds.items() if not m.get(datasets[d].primary_metric)]:

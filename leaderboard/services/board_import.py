@@ -37,7 +37,13 @@ from django.utils import timezone
 from evaluation.tasks import UnknownTask, board_metrics, get_task
 from leaderboard.board_cells import CellOutOfRange, MergedBoard, entry_identity, fractions
 from leaderboard.board_reproduction import best_reading
-from leaderboard.identity import FULL_SPLIT, PUBLISHED
+from leaderboard.identity import (
+    FULL_SPLIT,
+    PUBLISHED,
+    RECONSTRUCTED_PREFIX,
+    RECONSTRUCTED_REPOSITORY,
+    reconstructed_fingerprint,
+)
 from leaderboard.languages import EUROEVAL_BOARD_CODES, EUROEVAL_GROUP_FILES
 from leaderboard.models import Dataset, DatasetVersion, Evaluation, IterationScore, LanguageModel, ModelType
 from leaderboard.published_boards import AMBIGUOUS_BUILD, BoardFormatError, parse_board
@@ -45,7 +51,7 @@ from leaderboard.services.model_metadata import fill_unknown
 from leaderboard.services.record_fields import InvalidRecord, model_id_field
 from leaderboard.services.results_import import ensure_languages
 
-REPOSITORY = "EuroEval/leaderboards"
+REPOSITORY = RECONSTRUCTED_REPOSITORY
 FILE_RE = re.compile(r"^(?P<name>[a-z_]+)_(?P<kind>all|nlu)$")
 COMMIT_RE = re.compile(r"^[0-9a-f]{7,40}$")
 TYPE_OF_EMOJI = {
@@ -70,14 +76,14 @@ class BoardImportError(ValueError):
 
 def board_fingerprint(commit: str) -> str:
     """The dataset version of the cells of the boards at ``commit``."""
-    return f"{RECONSTRUCTED}:{REPOSITORY}@{commit[:12]}"
+    return reconstructed_fingerprint(commit)
 
 
 def is_reconstructed(fingerprint: str) -> bool:
     """Whether a dataset version holds cells of a published board: their iterations are
     chosen to give the printed mean and interval, not real resamples, so iteration i of two
     models is no pair."""
-    return fingerprint.startswith(f"{RECONSTRUCTED}:")
+    return fingerprint.startswith(RECONSTRUCTED_PREFIX)
 
 
 @dataclass(frozen=True)
@@ -110,7 +116,7 @@ class BoardImportReport:
     unchanged: int = 0
     entries: int = 0
     history: list[str] = field(default_factory=list)  # datasets that stopped counting
-    ambiguous_z: float | None = None  # how the 16.17.0.dev0 cells were read (None: there were none)
+    readings: dict[str, float] = field(default_factory=dict)  # entry → z of its 16.17.0.dev0 cells
     problems: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
@@ -118,15 +124,18 @@ class BoardImportReport:
             f"{self.board} ({', '.join(self.files)}): {self.entries} entries; imported {self.imported}, "
             f"updated {self.updated}, unchanged {self.unchanged}"
         )
-        if self.ambiguous_z is not None:
-            text += f"; {AMBIGUOUS_BUILD} cells read with z = {self.ambiguous_z:g}"
+        if self.readings:
+            half = sorted(label for label, z in self.readings.items() if z != 1.0)
+            entries, plain = len(self.readings), len(self.readings) - len(half)
+            text += f"; {AMBIGUOUS_BUILD} cells of {entries} entries: {plain} read as s/√n"
+            text += f", {len(half)} as 95% half-widths ({', '.join(half)})" if half else ""
         if self.history:
             text += f"; no longer counted (history): {', '.join(self.history)}"
         return text + (f"; problems: {len(self.problems)}" if self.problems else "")
 
 
-def read_language(files: list[BoardFile]) -> tuple[MergedBoard, float | None]:
-    """The merged cells of a language's files, and how its ambiguous cells are read
+def read_language(files: list[BoardFile]) -> tuple[MergedBoard, dict[str, float]]:
+    """The merged cells of a language's files, and per entry how its ambiguous cells are read
     (:func:`leaderboard.board_reproduction.best_reading`)."""
     boards = {}
     for board_file in files:
@@ -134,8 +143,8 @@ def read_language(files: list[BoardFile]) -> tuple[MergedBoard, float | None]:
             boards[board_file.kind] = parse_board(board_file.path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, BoardFormatError) as exc:
             raise BoardImportError(f"{board_file.path.name}: {exc}") from None
-    merged, z, _ = best_reading(boards)
-    return merged, z
+    merged, readings, _ = best_reading(boards)
+    return merged, readings
 
 
 def import_boards(paths: list[Path | str], commit: str) -> list[BoardImportReport]:
@@ -163,15 +172,13 @@ def _source(files: list[BoardFile], commit: str) -> str:
 
 @transaction.atomic
 def import_language(code: str, files: list[BoardFile], commit: str) -> BoardImportReport:
-    merged, ambiguous_z = read_language(files)
+    merged, readings = read_language(files)
     report = BoardImportReport(code, [f.path.name for f in files])
-    report.ambiguous_z = ambiguous_z
+    report.readings = readings
     report.problems += [f"printed differently on its boards (first kept): {c}" for c in merged.conflicts]
     versions = _dataset_versions(code, merged, commit, report)
     models = _models(merged, report)
     provenance = {"repository": REPOSITORY, "commit": commit, "files": report.files}
-    if ambiguous_z is not None:
-        provenance[f"{AMBIGUOUS_BUILD} cells"] = "standard errors" if ambiguous_z == 1.0 else "95% half-widths"
     wanted: dict[tuple, tuple[dict, list[tuple[int, str, float]]]] = {}
     for label, cells in merged.cells.items():
         if label not in models:
@@ -185,10 +192,13 @@ def import_language(code: str, files: list[BoardFile], commit: str) -> BoardImpo
             except CellOutOfRange as exc:
                 report.problems.append(f"{label} / {dataset}: {exc}")
                 continue
-            record = {
+            record = {  # a record's identity fields, so that an export (EEE) carries them
                 "model": identity.model_id,
                 "dataset": dataset,
+                "dataset_languages": [code],
                 "task": merged.dataset_tasks[dataset],
+                "few_shot": identity.few_shot,
+                "validation_split": identity.validation_split,
                 "leaderboard_label": label,
                 "published_cell": _cell_text(cell),
                 "reconstructed_from": provenance,
@@ -201,8 +211,13 @@ def import_language(code: str, files: list[BoardFile], commit: str) -> BoardImpo
 
 
 def _cell_text(cell) -> str:
+    """The published cell, and how its ``±`` was read (for a cell of the ambiguous build: the
+    reading of its entry that reproduces the published rank scores)."""
     parts = [cell.primary] + ([cell.secondary] if cell.secondary else [])
-    return " / ".join(f"{m:.2f} ± {x:.2f}" for m, x in parts) + (" (± is s/√n)" if cell.z == 1.0 else "")
+    text = " / ".join(f"{m:.2f} ± {x:.2f}" for m, x in parts) + (" (± is s/√n)" if cell.z == 1.0 else "")
+    if cell.ambiguous:
+        text += f" ({AMBIGUOUS_BUILD}: ± read as {'s/√n' if cell.z == 1.0 else 'the 95% half-width'} for this entry)"
+    return text
 
 
 def _score_rows(task: str, cell) -> list[tuple[int, str, float]]:

@@ -16,8 +16,9 @@ A folder with a valid ``dataset.json`` is a dataset: no code change to add one. 
   its folder's version as board version; an admin changes it.
 - A newly registered dataset counts toward its languages' leaderboards unless that board
   already has a counting dataset of the same task (one official dataset per task and
-  language, as EuroEval does) or ranks published results (its columns are the published
-  ones). Re-running the sync never changes an admin's choice.
+  language, as EuroEval does) or ranks published results: a results file's datasets, or
+  one of EuroEval's boards reconstructed from its published cells (its columns are the
+  published ones). Re-running the sync never changes an admin's choice.
 
 The dataset's description, license, etc. are taken from the folder that holds its board
 version; another version's folder only fills fields that are empty.
@@ -29,10 +30,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.db import DatabaseError, transaction
+from django.db.models import Q
 
 from evaluation.datasets import SPLITS, DatasetContent, DatasetInfo, InvalidDataset, Refusal, discover
 from leaderboard.board_registry import boards_of
-from leaderboard.identity import short_fingerprint
+from leaderboard.identity import RECONSTRUCTED_PREFIX, short_fingerprint
 from leaderboard.models import Dataset, DatasetVersion
 from leaderboard.services.results_import import ensure_languages
 
@@ -65,14 +67,14 @@ def _counts_on_arrival(task: str, boards: set[str]) -> bool:
     """Whether a dataset first seen in the data directory counts toward ``boards``: not
     where one of them already counts a dataset of this task (one official dataset per task
     and language), nor where one ranks published results (a dataset first seen in a results
-    file): a published board keeps the columns it was published with, and the data pack's
-    datasets rank on the language's "evaluated here" board (the suite)."""
-    counting = Dataset.objects.filter(counts_toward_leaderboard=True).prefetch_related("languages")
-    return not any(
-        (dataset.task == task or dataset.origin == "results")
-        and any(lang.board in boards for lang in dataset.languages.all())
-        for dataset in counting
+    file, or EuroEval's board reconstructed from its cells by ``import_board``): a task its
+    entries were never evaluated on would leave every one of them unranked (the data pack's
+    SIB-200 sets did so to all 30 published boards). The data pack's datasets rank on the
+    language's "evaluated here" suite board."""
+    counting = Dataset.objects.filter(counts_toward_leaderboard=True, languages__board__in=boards).filter(
+        Q(task=task) | Q(origin="results") | Q(board_version__fingerprint__startswith=RECONSTRUCTED_PREFIX)
     )
+    return not counting.exists()
 
 
 def _descriptive(info: DatasetInfo) -> dict:

@@ -55,6 +55,7 @@ def leaderboard_document(code: str, method: str | None = None, *, compute: bool 
     lb = get_leaderboard(code)
     ranking = ranking_for(lb, method, compute=compute)
     entries = []
+    eee_url = reverse("api-evaluation-eee", args=[0]).replace("/0/", "/{}/")  # one reverse per document
     ranked = apply_ranking(list(lb.entries.select_related("model").order_by("position")), ranking)
     for position, row in enumerate(ranked, start=1):
         ci = None
@@ -70,7 +71,7 @@ def leaderboard_document(code: str, method: str | None = None, *, compute: bool 
             "rank_score": row.rank_score,
             "rank_score_ci": ci,
             "task_rank_scores": row.task_rank_scores,
-            "scores": row.scores,
+            "scores": with_eee_links(row.scores, eee_url),
             "missing_datasets": row.missing_datasets,
             "excluded": row.excluded,
             "commit": row.commit_sha or None,
@@ -107,6 +108,15 @@ def leaderboard_document(code: str, method: str | None = None, *, compute: bool 
         doc["boards"] = lb.boards
     doc["eee"] = reverse("api-leaderboard-eee", args=[lb.code])  # its counted evaluations as EEE logs
     return doc
+
+
+def with_eee_links(scores: dict, url: str) -> dict:
+    """A board row's scores, each with its counted evaluation's EEE log (``eee``) when the
+    board knows the evaluation (boards aggregated before it did give none)."""
+    return {
+        name: dict(cell, eee=url.format(cell["evaluation"])) if cell.get("evaluation") else cell
+        for name, cell in (scores or {}).items()
+    }
 
 
 def _fmt(x) -> str:

@@ -12,6 +12,7 @@ import re
 import unicodedata
 
 from evaluation.revisions import is_commit_id
+from leaderboard.identity import RECONSTRUCTED_RE
 
 # Dataset names as EuroEval and our data folders write them: ``scala-da``, ``wiki-lingua-nl``.
 DATASET_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
@@ -143,6 +144,18 @@ def pattern_field(record: dict, key: str, pattern: re.Pattern, what: str) -> str
     if not isinstance(value, str) or not pattern.match(value):
         raise InvalidRecord(f"{key} must be {what}, not {_shown(value)}")
     return value
+
+
+def dataset_version_field(record: dict) -> str | None:
+    """``dataset_version``: a data directory fingerprint (``sha256:`` and 64 hex digits) or
+    the version of cells reconstructed from EuroEval's boards (``import_board``'s, as
+    ``export_eee`` writes it), so that such an evaluation comes back as the same identity."""
+    value = record.get("dataset_version")
+    if isinstance(value, str) and RECONSTRUCTED_RE.match(value):
+        return value
+    return pattern_field(
+        record, "dataset_version", FINGERPRINT, "'sha256:' and 64 hexadecimal digits (or a board reconstruction's)"
+    )
 
 
 def commit_field(record: dict) -> str | None:

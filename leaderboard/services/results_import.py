@@ -61,18 +61,17 @@ from leaderboard.services.model_metadata import fill_unknown
 from leaderboard.services.record_efficiency import check_efficiency
 from leaderboard.services.record_fields import (
     CONTAMINATION_FIELDS,
-    FINGERPRINT,
     INTRINSIC_FIELDS,
     MAX_ITERATIONS,
     InvalidRecord,
     commit_field,
     count_field,
+    dataset_version_field,
     evidence_field,
     examples_fields,
     languages_field,
     limit_field,
     model_id_field,
-    pattern_field,
     seed_field,
     slug_field,
     strict_bool,
@@ -241,7 +240,7 @@ def parse_record(record: object) -> ParsedRecord:
     evidence_field(record, "intrinsic", INTRINSIC_FIELDS)
     evidence_field(record, "contamination", CONTAMINATION_FIELDS)
     efficiency = check_efficiency(record)
-    dataset_version = pattern_field(record, "dataset_version", FINGERPRINT, "'sha256:' and 64 hexadecimal digits")
+    dataset_version = dataset_version_field(record)
     commit_sha = commit_field(record)
     test_limit = limit_field(record)
     raw = _raw_iterations(record["results"], validation_split)

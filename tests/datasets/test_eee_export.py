@@ -20,7 +20,7 @@ from leaderboard.models import Evaluation, EvaluationExamples, Leaderboard
 from leaderboard.services.aggregation import aggregate
 from leaderboard.services.dataset_registry import sync_datasets
 from leaderboard.services.results_import import import_file
-from tests.imports.test_eee_import import SAMPLE, stored_scores, wipe_results
+from tests.imports.test_eee_import import SAMPLE, stored_scores, wipe_results, without_row_ids
 
 from .test_examples_store import engine_output  # noqa: F401 (a fixture)
 
@@ -49,7 +49,15 @@ def boards() -> dict[str, list[tuple]]:
     aggregate(replicates=0)
     return {
         lb.code: sorted(
-            (e.model.model_id, e.few_shot, e.validation_split, e.rank, e.rank_score, e.commit_sha, json.dumps(e.scores))
+            (
+                e.model.model_id,
+                e.few_shot,
+                e.validation_split,
+                e.rank,
+                e.rank_score,
+                e.commit_sha,
+                without_row_ids(e.scores),
+            )
             for e in lb.entries.select_related("model")
         )
         for lb in Leaderboard.objects.all()
@@ -112,6 +120,10 @@ def test_a_board_exports_what_it_counts_and_the_api_links_every_log(stored, tmp_
 
     doc = client.get(reverse("api-leaderboard-json", args=["nl"])).json()
     assert doc["eee"] == "/api/leaderboards/nl/eee.zip"
+    # every score of the board names its evaluation and links that evaluation's log
+    cells = [cell for entry in doc["entries"] for cell in entry["scores"].values()]
+    assert sorted(cell["evaluation"] for cell in cells) == sorted(counted)
+    assert all(cell["eee"] == reverse("api-evaluation-eee", args=[cell["evaluation"]]) for cell in cells)
     qwen_dbrd = Evaluation.objects.get(model__model_id="Qwen/Qwen3-0.6B", dataset__name="dbrd").pk
     url = reverse("api-evaluation-eee", args=[qwen_dbrd])
     response = client.get(url)

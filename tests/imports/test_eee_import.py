@@ -53,11 +53,18 @@ def stored_scores() -> list[tuple]:
     )
 
 
+def without_row_ids(scores: dict) -> str:
+    """A board row's scores without the counted evaluations' database ids (another import
+    numbers its rows anew)."""
+    cells = {name: {k: v for k, v in cell.items() if k != "evaluation"} for name, cell in scores.items()}
+    return json.dumps(cells, sort_keys=True)
+
+
 def board(code: str) -> list[tuple]:
     aggregate([code], replicates=0)
     lb = Leaderboard.objects.get(code=code)
     return sorted(
-        (e.model.model_id, e.few_shot, e.validation_split, e.rank, e.rank_score, json.dumps(e.scores, sort_keys=True))
+        (e.model.model_id, e.few_shot, e.validation_split, e.rank, e.rank_score, without_row_ids(e.scores))
         for e in lb.entries.select_related("model")
     )
 

@@ -162,7 +162,8 @@ def test_export_document_contract(boards):
     zero_shot = next(x for x in doc["entries"] if not x["few_shot"])
     assert zero_shot["name"] == "org/mid (zero-shot)"
     s = e["scores"]["angry-tweets"]
-    assert set(s) == {"primary", "secondary", "rank_score", "dataset_version"}
+    assert set(s) == {"primary", "secondary", "rank_score", "dataset_version", "evaluation", "eee"}
+    assert s["eee"] == f"/api/evaluations/{s['evaluation']}/eee.json"
     assert s["dataset_version"] == "published" and e["excluded"] == []
     assert set(s["primary"]) == {"metric", "mean", "ci"} and 0 <= s["primary"]["mean"] <= 100
 
@@ -217,3 +218,21 @@ def test_admin_action_enqueues_on_default_queue_and_task_records_user(boards, ad
     assert "queued" in response.content.decode()
     assert len(broker.lrange("default", 0, -1)) == 1
     broker.delete("default")
+
+
+def test_a_group_leaves_out_members_without_a_board(boards, client):
+    """EuroEval's rule: a language enters a group through its datasets, so one without a board
+    is left out (the group page names it); with more than half missing there is no group."""
+    from leaderboard.models import LanguageGroup
+
+    LanguageGroup.objects.filter(slug="scandinavian").update(boards=["da", "sv", "no", "is"])
+    LanguageGroup.objects.filter(slug="baltic").update(boards=["da", "lt", "lv"])
+    run = aggregate(replicates=REPS)
+    assert "scandinavian" in run.boards and "baltic" not in run.boards
+    group = Leaderboard.objects.get(code="scandinavian")
+    assert group.boards == ["da", "sv", "no"]
+    assert set(_entries("scandinavian")[("org/big", True)].extra["language_rank_scores"]) == {"da", "sv", "no"}
+    html = client.get("/leaderboards/scandinavian/").content.decode()
+    assert '<span id="absent-languages">no board for Icelandic: left out</span>' in html
+    with pytest.raises(UnknownBoard, match="more than half"):
+        aggregate(["baltic"], replicates=REPS)

@@ -8,7 +8,11 @@ aggregation and export on PostgreSQL. ``benchmarks/euroeval_boards.py`` runs eve
 
 from __future__ import annotations
 
+import csv
+import json
 import math
+import re
+import shutil
 from io import StringIO
 from pathlib import Path
 
@@ -19,7 +23,9 @@ from django.core.management import CommandError, call_command
 from evaluation.tasks import TASKS, board_metrics, get_task
 from leaderboard.board_cells import CellOutOfRange, entry_identity, fractions, iteration_values, merge_boards
 from leaderboard.board_reproduction import (
+    GroupCheck,
     best_reading,
+    check_group,
     compare,
     group_scores,
     language_scores,
@@ -91,12 +97,16 @@ def test_euroeval_task_table():
     assert board_metrics("summarization") == ("chrf3pp", "chrf4pp")
 
 
-@pytest.mark.parametrize("language", ["latvian", "slovak", "greek"])
+@pytest.mark.parametrize("language", ["latvian", "slovak", "greek", "dutch"])
 def test_language_boards_are_reproduced_from_the_stored_iterations(language):
-    """Greek has cells of the 16.17.0.dev0 builds, read there as 95% half-widths."""
+    """Greek and Dutch have cells of the 16.17.0.dev0 builds (old format or EEE): read per
+    entry, as s/√n except for the entries whose runs wrote the old format (Dutch nlu: 0.0058
+    with one reading for the whole language)."""
     files = {kind: BOARDS / f"{language}_{kind}.csv" for kind in ("all", "nlu")}
-    if language == "greek":
-        assert best_reading({k: read(p) for k, p in files.items()})[1] == 1.96
+    if language in ("greek", "dutch"):
+        readings = best_reading({k: read(p) for k, p in files.items()})[1]
+        half_widths = {label for label, z in readings.items() if z == 1.96}
+        assert "Qwen/Qwen3.5-2B (val)" in half_widths and 1 <= len(half_widths) <= 3 < len(readings)
     for result in reproduce_language(files):
         assert result.same_ranked_set, result
         assert result.mean_abs_diff <= 0.005, result
@@ -112,6 +122,20 @@ def test_a_group_board_is_the_mean_of_its_languages():
         labels, published = read_group(BOARDS / f"baltic_{kind}.csv")
         result = compare(f"baltic_{kind}", labels, published, group_scores([s[kind] for s in scores]))
         assert result.same_ranked_set and result.mean_abs_diff <= 0.005, result
+
+
+def test_a_group_ranks_what_all_its_languages_rank():
+    """EuroEval's rule (its generator's compute_ranks): a group's rank score is the mean of its
+    languages', so an entry is ranked on the group exactly when every language ranks it. The
+    group boards print those language scores: the rule holds on all of them, and they differ
+    from the languages' own files only for two entries whose `_all` files are older."""
+    check = check_group(BOARDS / "european_all.csv", "all")
+    assert check.rule_holds
+    assert check.stale == [
+        ("polish", "zai-org/GLM-4.7-Flash (val)"),
+        ("portuguese", "Qwen/Qwen3.5-35B-A3B-Base (val)"),
+    ]
+    assert check_group(BOARDS / "romance_nlu.csv", "nlu") == GroupCheck(True, [])
 
 
 @pytest.mark.django_db
@@ -213,3 +237,65 @@ def test_reproduce_board_from_the_reconstructed_iterations():
     )
     with pytest.raises(CommandError, match="cannot reproduce"):
         call_command("reproduce_board", str(BOARDS / "COMMIT"), records=True)
+
+
+@pytest.mark.django_db
+def test_reconstructed_evaluations_export_as_valid_eee_and_import_back_to_the_same_board(tmp_path):
+    """A board imported from EuroEval's cells → export_eee → import_results into an empty
+    database: the schema accepts every log, the reconstruction's provenance travels with it
+    and the board is the same, exactly."""
+    from leaderboard.eee.schema import schema_errors
+    from tests.imports.test_eee_import import wipe_results, without_row_ids
+
+    lines = (BOARDS / "latvian_nlu.csv").read_text(encoding="utf-8").splitlines()
+
+    def variant(line: str) -> str:
+        label = entry_identity(re.sub(r"<[^>]+>", "", next(csv.reader([line]))[0]))
+        return f"{label.few_shot}{label.validation_split}"
+
+    rows = [line for line in lines[2:] if line.count("±") == 8]  # entries with every dataset
+    picked = [line for v in ("FalseTrue", "TrueTrue", "TrueFalse") for line in [r for r in rows if variant(r) == v][:3]]
+    board = tmp_path / "latvian_nlu.csv"  # the board's two header rows and three entries of each variant
+    board.write_text("\n".join(lines[:2] + picked))
+    call_command("import_board", str(board), commit=COMMIT, stdout=StringIO())
+
+    def lv() -> list[tuple]:
+        aggregate(["lv"], replicates=0)
+        return sorted(
+            (e.model.model_id, e.few_shot, e.validation_split, e.rank, e.rank_score, without_row_ids(e.scores))
+            for e in LeaderboardEntry.objects.filter(leaderboard__code="lv").select_related("model")
+        )
+
+    before = lv()
+    assert len(before) == 9 and any(row[3] is not None for row in before)
+    assert {(row[1], row[2]) for row in before} == {(True, False), (False, True), (True, True)}  # every variant
+    out = tmp_path / "eee"
+    call_command("export_eee", str(out), "--board", "lv", stdout=StringIO())
+    logs = sorted(out.glob("*.json"))
+    assert len(logs) == Evaluation.objects.count() > 0
+    for log in logs:
+        document = json.loads(log.read_text(encoding="utf-8"))
+        assert schema_errors(document) == [], log.name
+        assert board_fingerprint(COMMIT) in json.dumps(document)  # marked as reconstructed, with the commit
+    wipe_results()
+    call_command("import_results", *map(str, logs), stdout=StringIO())
+    assert lv() == before
+    assert all(ev.record["reconstructed_from"]["commit"] == COMMIT for ev in Evaluation.objects.all())
+
+
+@pytest.mark.django_db
+def test_a_data_pack_dataset_of_another_task_does_not_count_on_a_reconstructed_board(tmp_path, shared_datasets_dir):
+    """The data pack's SIB-200 sets (topic classification, a task EuroEval's boards of
+    2026-04-17 do not have) counted on every published board and left all their entries
+    unranked; on a board reconstructed from EuroEval's cells they are listed, not counted
+    (the suite board still ranks them)."""
+    for name in ("scala-lv", "sib200-lv"):
+        shutil.copytree(shared_datasets_dir / name, tmp_path / name)
+    board = tmp_path / "latvian_nlu.csv"  # the board's two header rows and first five entries
+    board.write_text("\n".join((BOARDS / "latvian_nlu.csv").read_text(encoding="utf-8").splitlines()[:7]))
+    call_command("import_board", str(board), commit=COMMIT, stdout=StringIO())
+    call_command("sync_datasets", "--data-dir", str(tmp_path), stdout=StringIO())
+    assert not Dataset.objects.get(name="sib200-lv").counts_toward_leaderboard
+    assert Dataset.objects.get(name="scala-lv").counts_toward_leaderboard  # the board's own, a new version
+    aggregate(["lv"], replicates=0)
+    assert LeaderboardEntry.objects.filter(leaderboard__code="lv", rank__isnull=False).count() == 5
