@@ -1,0 +1,63 @@
+"""Is a question written in the exam's language? Offline language identification (lingua).
+
+Small examiners often write in English whatever the instructions say ("The weather is very
+cold." in a Danish exam); such a question tests nothing the board claims to test. The
+detector knows only the exam languages (``domains.json``) and English, which keeps it small
+and fast (the models of ten languages, loaded once per process) and keeps it from guessing
+languages no exam has. A question passes when the exam language's confidence is at least
+``RATIO`` of the most likely language's: close languages (Danish and Bokmål share most short
+questions) pass, a question plainly in another language does not.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from evaluation.errors import EvaluationError
+
+RATIO = 0.5
+# Exam language code → lingua's names for it (Norwegian is written in two standards).
+LINGUA_NAMES = {
+    "da": ("DANISH",),
+    "de": ("GERMAN",),
+    "en": ("ENGLISH",),
+    "es": ("SPANISH",),
+    "fr": ("FRENCH",),
+    "it": ("ITALIAN",),
+    "nl": ("DUTCH",),
+    "no": ("BOKMAL", "NYNORSK"),
+    "nb": ("BOKMAL",),
+    "nn": ("NYNORSK",),
+    "sv": ("SWEDISH",),
+}
+
+
+@cache
+def _detector():
+    from lingua import Language, LanguageDetectorBuilder
+
+    languages = {getattr(Language, name) for names in LINGUA_NAMES.values() for name in names}
+    return LanguageDetectorBuilder.from_languages(*languages).with_preloaded_language_models().build()
+
+
+def language_share(text: str, language: str) -> float:
+    """The exam language's confidence relative to the most likely language's (0 to 1)."""
+    names = LINGUA_NAMES.get(language)
+    if names is None:
+        raise EvaluationError(f"no language identification for exam language {language!r}")
+    values = _detector().compute_language_confidence_values(text)
+    top = values[0].value if values else 0.0
+    if top <= 0:
+        return 0.0
+    ours = sum(v.value for v in values if v.language.name in names)
+    return min(1.0, ours / top)
+
+
+def in_language(text: str, language: str) -> bool:
+    """Whether ``text`` reads as written in ``language`` (an exam language code)."""
+    return language_share(text, language) >= RATIO
+
+
+def checks_language(language: str) -> bool:
+    """Whether exams in ``language`` can be checked (every exam language of domains.json can)."""
+    return language in LINGUA_NAMES
