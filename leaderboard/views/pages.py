@@ -21,6 +21,7 @@ from leaderboard.ranking import all_methods
 from leaderboard.selectors import examples
 from leaderboard.selectors.compare import compare_page
 from leaderboard.selectors.examiner import model_exam_results
+from leaderboard.selectors.home import home_page
 from leaderboard.selectors.stability import PAGE_MODELS, PAGE_REPEATS, dataset_stability
 from leaderboard.services import export
 
@@ -76,7 +77,7 @@ def _board_scatter(data: selectors.Board):
 
 @require_safe
 def home(request):
-    return render(request, "leaderboard/home.html", selectors.home_boards())
+    return render(request, "leaderboard/home.html", home_page(request.GET.get("q", "")))
 
 
 @require_safe
@@ -188,6 +189,15 @@ def board_export(request, code: str, fmt: str):
         response = HttpResponse(export.document_csv(document), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
+
+
+@require_safe
+def model_by_id(request):
+    """The model page of an id given as ``?id=`` (a local path such as ``/mnt/x/``)."""
+    model_id = request.GET.get("id", "")
+    if not model_id or len(model_id) > 300:
+        raise Http404("No such model on Glossa.")
+    return model(request, model_id)
 
 
 @require_safe
