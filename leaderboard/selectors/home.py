@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from django.conf import settings
 from django.db.models import Count, Q
 
-from leaderboard.identity import suite_language
+from leaderboard.identity import METHODOLOGY_PROTOCOL, suite_language
 from leaderboard.languages import language_name
 from leaderboard.models import Leaderboard, LeaderboardEntry
 from leaderboard.ranking import entry_display_name
-from leaderboard.selectors.formatting import board_url, model_url
+from leaderboard.selectors.formatting import board_url, model_url, reproduce_command
 from leaderboard.suite import suite_protocol
 
 LEADERS = 3
@@ -87,4 +88,26 @@ def home_page(query: str = "") -> dict:
         "total_languages": len(languages),
         "total_groups": len(groups),
         "suite_protocol": suite_protocol().describe(),
+    }
+
+
+def protocol_context() -> dict:
+    """The protocol this deployment evaluates submissions with, as pages say it (the demo runs
+    3 iterations on 32 test rows, not the methodology's 10 on the full split)."""
+    protocol = suite_protocol()
+    return {
+        "deployment_protocol": protocol.describe(),
+        "deployment_iterations": protocol.iterations,
+        "deployment_limit": protocol.test_limit or None,
+        "deployment_is_methodology": protocol == METHODOLOGY_PROTOCOL,
+        "example_command": reproduce_command(
+            "ORG/NAME",
+            "scala-da",
+            few_shot=True,
+            validation_split=False,
+            iterations=protocol.iterations,
+            limit=protocol.test_limit or None,
+            backend=str(getattr(settings, "EVALUATION_BACKEND", "") or ""),
+            output="results.jsonl",
+        ),
     }

@@ -21,7 +21,6 @@ from leaderboard.ranking import all_methods
 from leaderboard.selectors import examples
 from leaderboard.selectors.compare import compare_page
 from leaderboard.selectors.examiner import model_exam_results
-from leaderboard.selectors.home import home_page
 from leaderboard.selectors.stability import PAGE_MODELS, PAGE_REPEATS, dataset_stability
 from leaderboard.services import export
 
@@ -77,7 +76,7 @@ def _board_scatter(data: selectors.Board):
 
 @require_safe
 def home(request):
-    return render(request, "leaderboard/home.html", home_page(request.GET.get("q", "")))
+    return render(request, "leaderboard/home.html", selectors.home_page(request.GET.get("q", "")))
 
 
 @require_safe
@@ -89,6 +88,7 @@ def methodology(request):
             "bootstrap_replicates": settings.RANK_BOOTSTRAP_REPLICATES,
             "ranking_methods": all_methods(),
             "default_method": settings.GLOSSA_RANKING_METHOD,
+            **selectors.protocol_context(),
         },
     )
 

@@ -180,3 +180,17 @@ def test_a_published_dataset_shows_what_euroeval_says_about_it(client):
     assert facts.select_one('a[href="https://huggingface.co/datasets/EuroEval/angry-tweets-mini"]') is not None
     assert "f37841c8d538" in text  # the EuroEval commit the facts come from
     assert soup.select_one("#split-sizes").get_text(" ", strip=True) == "1,024 / 256 / 2,048 (EuroEval's)"
+
+
+@pytest.mark.django_db
+def test_the_methodology_page_says_the_deployments_own_protocol(client, settings):
+    settings.EVALUATION_ITERATIONS, settings.EVALUATION_TEST_LIMIT = 3, 32  # the demo's
+    soup = page(client, "/methodology/")
+    said = " ".join(soup.select_one("#deployment-protocol").get_text(" ").split())
+    assert "this deployment evaluates with 3 iterations on the first 32 test rows" in said
+    assert "GLOSSA_ITERATIONS=3" in said and "GLOSSA_TEST_LIMIT=32" in said
+    command = shlex.split(soup.select_one("#example-command").get_text())
+    assert command[command.index("--iterations") + 1] == "3" and command[command.index("--limit") + 1] == "32"
+    settings.EVALUATION_ITERATIONS, settings.EVALUATION_TEST_LIMIT = 10, None
+    said = page(client, "/methodology/").select_one("#deployment-protocol").get_text(" ")
+    assert "does the same: 10 iterations on the full test split" in " ".join(said.split())
