@@ -1,12 +1,13 @@
 """Is a question written in the exam's language? Offline language identification (lingua).
 
 Small examiners often write in English whatever the instructions say ("The weather is very
-cold." in a Danish exam); such a question tests nothing the board claims to test. The
-detector knows only the exam languages (``domains.json``) and English, which keeps it small
-and fast (the models of ten languages, loaded once per process) and keeps it from guessing
-languages no exam has. A question passes when the exam language's confidence is at least
-``RATIO`` of the most likely language's: close languages (Danish and Bokmål share most short
-questions) pass, a question plainly in another language does not.
+cold." in a Danish exam); such a question tests nothing the board claims to test. For each
+exam language the detector knows only that language's family among the exam languages
+and English (``FAMILIES``: a question drifts into English or a related language), which
+keeps it small and fast (a few of lingua's 75 language models, loaded once per process)
+and keeps it from guessing languages no exam has. A question passes when the exam language's
+confidence is at least ``RATIO`` of the most likely language's: close languages (Danish
+and Bokmål share most short questions) pass, a question plainly in another does not.
 """
 
 from __future__ import annotations
@@ -32,12 +33,19 @@ LINGUA_NAMES = {
 }
 
 
+# Exam languages by family: a question drifts into English or into a related language
+# (Danish into Bokmål or Swedish, Dutch-like babble into Dutch), so each exam's detector knows
+# its family and English.
+FAMILIES = (("da", "no", "nb", "nn", "sv", "de", "nl", "en"), ("fr", "es", "it", "en"))
+
+
 @cache
-def _detector():
+def _detector(language: str):
     from lingua import Language, LanguageDetectorBuilder
 
-    languages = {getattr(Language, name) for names in LINGUA_NAMES.values() for name in names}
-    return LanguageDetectorBuilder.from_languages(*languages).with_preloaded_language_models().build()
+    codes = {language, "en", *(code for family in FAMILIES if language in family for code in family)}
+    languages = {getattr(Language, name) for code in codes for name in LINGUA_NAMES[code]}
+    return LanguageDetectorBuilder.from_languages(*languages).build()
 
 
 def language_share(text: str, language: str) -> float:
@@ -45,7 +53,7 @@ def language_share(text: str, language: str) -> float:
     names = LINGUA_NAMES.get(language)
     if names is None:
         raise EvaluationError(f"no language identification for exam language {language!r}")
-    values = _detector().compute_language_confidence_values(text)
+    values = _detector(language).compute_language_confidence_values(text)
     top = values[0].value if values else 0.0
     if top <= 0:
         return 0.0
