@@ -55,12 +55,26 @@ def type_facts(model: LanguageModel) -> dict:
         "source": SOURCES.get(source, "") if model.model_type != ModelType.UNKNOWN else "",
         "disagreement": (
             "Its sources disagree: "
-            + "; ".join(f"{name} says {value}" for name, value in sorted(claims.items()) if isinstance(value, str))
+            + "; ".join(_claim(name, value) for name, value in sorted(claims.items()) if isinstance(value, str))
             + "."
             if metadata.get("type_disagreement")
             else ""
         ),
     }
+
+
+CLAIMANTS = {
+    "config": "its config",
+    "record": "its records or a published board",
+    "fine-tuned": "the fine-tuning guess",
+    "admin": "an administrator",
+}
+
+
+def _claim(source: str, value: str) -> str:
+    """One source's claim in words; a config names an architecture, not a decoder's variant."""
+    said = KINDS.get(value, value).lower() if source == "config" else value
+    return f"{CLAIMANTS.get(source, source)} says {said}"
 
 
 def fine_tuned(evaluation: Evaluation, model: LanguageModel) -> bool:

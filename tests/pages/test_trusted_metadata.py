@@ -79,6 +79,8 @@ def test_gpt2_fine_tuned_in_2023_is_a_decoder_from_its_config_and_the_disagreeme
     assert soup.select_one("#model-kind").get_text(" ", strip=True).startswith("Decoder (base)")
     assert "from its own config" in soup.select_one("#model-kind").get_text()
     assert "GPT2LMHeadModel" in soup.select_one(".page-head").get_text()
+    said = " ".join(soup.select_one("#type-disagreement").get_text().split())
+    assert "its config says decoder; the fine-tuning guess says encoder" in said
     variants = [tr.select("td")[2].get_text() for tr in soup.select("#scores-table tbody tr")]
     assert variants == ["fine-tuned"]  # ScandEval fine-tuned it: not "few-shot"
 
