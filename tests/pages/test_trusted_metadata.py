@@ -12,7 +12,7 @@ import pytest
 from bs4 import BeautifulSoup
 from django.utils import timezone
 
-from leaderboard.models import Dataset, LanguageModel, Leaderboard, ModelType
+from leaderboard.models import Dataset, LanguageModel, Leaderboard, ModelType, Submission
 from leaderboard.selectors.formatting import model_id_kind, model_url
 from leaderboard.services.results_import import parse_record, store_record
 
@@ -122,7 +122,9 @@ def test_a_path_named_model_is_shown_as_a_path_never_linked_to_the_hub_and_its_p
 @pytest.mark.django_db
 def test_an_encoder_is_fine_tuned_never_few_shot_and_the_command_is_the_records(client):
     store(engine_record("org/encoder", generative=False, precision="float32", prompt_style="finetune"))
+    Submission.objects.create(model=LanguageModel.objects.get(model_id="org/encoder"), few_shot=True)
     soup = page(client, "/models/org/encoder/")
+    assert soup.select("table.data")[-1].select_one("tbody tr").select("td")[3].get_text() == "fine-tuned"
     assert [tr.select("td")[2].get_text() for tr in soup.select("#scores-table tbody tr")] == ["fine-tuned"]
     assert "few-shot" not in soup.select_one("#repro-table").get_text()
     command = shlex.split(soup.select_one("#repro-table code.reproduce").get_text())
