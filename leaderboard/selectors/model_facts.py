@@ -39,7 +39,7 @@ def identity(model: LanguageModel) -> dict:
 
 
 def type_facts(model: LanguageModel) -> dict:
-    metadata = model.metadata or {}
+    metadata = model.metadata if isinstance(model.metadata, dict) else {}
     architecture = metadata.get("architecture") if isinstance(metadata.get("architecture"), dict) else {}
     kind = {"encoder-decoder": "Encoder-decoder"}.get(architecture.get("kind"), KINDS.get(model.model_type, "Unknown"))
     source = metadata.get("type_source")
@@ -89,7 +89,8 @@ def fine_tuned(evaluation: Evaluation, model: LanguageModel) -> bool:
         return False
     if "reconstructed_from" in record:  # EuroEval's boards fine-tune encoders and prompt decoders
         return model.model_type == ModelType.ENCODER
-    claims = (model.metadata or {}).get("type_claims") or {}
+    metadata = model.metadata if isinstance(model.metadata, dict) else {}
+    claims = metadata.get("type_claims") if isinstance(metadata.get("type_claims"), dict) else {}
     return model.model_type == ModelType.ENCODER or TypeSource.FINE_TUNED.label in claims
 
 

@@ -53,10 +53,15 @@ def fill_unknown(model: LanguageModel, values: dict, type_source: TypeSource = T
     return changed
 
 
+def _metadata(model: LanguageModel) -> dict:
+    """The model's metadata as a dict (an admin can store any JSON there)."""
+    return dict(model.metadata) if isinstance(model.metadata, dict) else {}
+
+
 def _source_of(model: LanguageModel) -> int:
     """The strength of the source behind the model's current type; a type stored before
     sources were recorded counts as the weakest (the old rule guessed from training losses)."""
-    stored = (model.metadata or {}).get("type_source")
+    stored = _metadata(model).get("type_source")
     if model.model_type in UNKNOWN_VALUES:
         return 0
     return stored if isinstance(stored, int) else TypeSource.FINE_TUNED
@@ -67,8 +72,9 @@ def claim_type(model: LanguageModel, value: str | None, source: TypeSource) -> l
     no stronger source has spoken. Returns the fields changed."""
     if value in NOT_A_VALUE or value == ModelType.UNKNOWN or value not in ModelType.values:
         return []
-    metadata = dict(model.metadata or {})
-    claims = dict(metadata.get("type_claims") or {})
+    metadata = _metadata(model)
+    claims = metadata.get("type_claims") if isinstance(metadata.get("type_claims"), dict) else {}
+    claims = dict(claims)
     changed = []
     if claims.get(source.label) != value:
         claims[source.label] = value
@@ -84,7 +90,7 @@ def claim_type(model: LanguageModel, value: str | None, source: TypeSource) -> l
         metadata["type_disagreement"] = True
     else:
         metadata.pop("type_disagreement", None)
-    if metadata != (model.metadata or {}):
+    if metadata != model.metadata:
         model.metadata = metadata
         changed.append("metadata")
     return changed
@@ -122,11 +128,11 @@ def apply_catalogue(model: LanguageModel) -> list[str]:
     kind = architecture_kind(config)
     changed = []
     architecture = {"kind": kind, "architectures": config.get("architectures") or [], "source": "catalogue"}
-    if (model.metadata or {}).get("architecture") != architecture:
-        model.metadata = {**(model.metadata or {}), "architecture": architecture}
+    if _metadata(model).get("architecture") != architecture:
+        model.metadata = {**_metadata(model), "architecture": architecture}
         changed.append("metadata")
-    claims = (model.metadata or {}).get("type_claims") or {}
-    stated = claims.get(TypeSource.RECORD.label)
+    claims = _metadata(model).get("type_claims")
+    stated = claims.get(TypeSource.RECORD.label) if isinstance(claims, dict) else None
     if kind == "encoder":
         value = ModelType.ENCODER
     elif stated and stated != ModelType.ENCODER:

@@ -198,3 +198,23 @@ def test_the_methodology_page_says_the_deployments_own_protocol(client, settings
     settings.EVALUATION_ITERATIONS, settings.EVALUATION_TEST_LIMIT = 10, None
     said = page(client, "/methodology/").select_one("#deployment-protocol").get_text(" ")
     assert "does the same: 10 iterations on the full test split" in " ".join(said.split())
+
+
+@pytest.mark.django_db
+def test_the_admin_lists_the_models_whose_sources_disagree_and_keeps_an_admins_type(admin_client):
+    store(scandeval_2023("gpt2"))
+    store(scandeval_2023("org/quiet-encoder"))
+    response = admin_client.get("/admin/leaderboard/languagemodel/", {"type_disagreement": "yes"})
+    assert response.status_code == 200
+    listed = [a.get_text() for a in BeautifulSoup(response.content, "html.parser").select("#result_list tbody th a")]
+    assert listed == ["gpt2"]
+    model = LanguageModel.objects.get(model_id="org/quiet-encoder")
+    form = admin_client.get(f"/admin/leaderboard/languagemodel/{model.pk}/change/").context["adminform"].form
+    data = {name: form[name].value() or "" for name in form.fields}
+    data.update({"model_type": ModelType.INSTRUCTION_TUNED, "remote_code_grants-TOTAL_FORMS": "0"})
+    data["remote_code_grants-INITIAL_FORMS"] = "0"
+    assert admin_client.post(f"/admin/leaderboard/languagemodel/{model.pk}/change/", data).status_code == 302
+    store(engine_record("org/quiet-encoder", generative=False, precision="float32", prompt_style="finetune"))
+    model.refresh_from_db()
+    assert model.model_type == ModelType.INSTRUCTION_TUNED  # a record never overrides a person
+    assert model.metadata["type_claims"]["admin"] == ModelType.INSTRUCTION_TUNED
