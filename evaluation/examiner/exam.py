@@ -2,8 +2,10 @@
 
 Every examiner writes ``questions`` questions over the taxonomy's domains, the three
 levels in turn, sampled with a seed derived from the exam's seed and round (a new round
-writes new questions); near-duplicates and unparseable outputs are written again, up to
-``attempts`` times. Each examinee other than the examiner answers each question from the
+writes new questions); near-duplicates, unparseable outputs and questions not written in the
+exam's language (``language_check``: offline identification) are written again, up to
+``attempts`` times, then dropped; each question refused for its language is counted.
+Each examinee other than the examiner answers each question from the
 question alone. The examiner grades every answer (Likert, JSON constrained by the
 backend) and ranks the answers to each question by merge sort, every pair judged in both
 orders. For up to ``follow_ups`` rounds, an answer graded correct gets a follow-up
@@ -26,6 +28,7 @@ from evaluation.backends.base import Backend, Sampling, cut_at_stop
 from evaluation.errors import EvaluationError
 from evaluation.examiner import prompts
 from evaluation.examiner.dedup import is_near_duplicate
+from evaluation.examiner.language_check import checks_language, in_language
 from evaluation.examiner.merge_sort import Judgment, Ranking, comparison_bound, merge_sort_steps
 from evaluation.examiner.metering import MeteredBackend
 from evaluation.examiner.records import EXAM_FORMAT
@@ -129,6 +132,7 @@ class Exam:
         self.on_record = on_record
         self.exam_id = f"{settings.language}-round{settings.round}-seed{settings.seed}"
         self.dropped: dict[str, int] = {}
+        self.wrong_language: dict[str, int] = {}  # questions refused for not being in the exam's language
         self.written: list[str] = list(settings.earlier_questions)  # a new question must differ from these
 
     # --- output --------------------------------------------------------------------------------
@@ -155,6 +159,15 @@ class Exam:
             "parent": q.parent,
             "examinee": q.examinee,
         }
+
+    def _foreign(self, examiner: Participant, text: str) -> bool:
+        """Whether ``text`` is not in the exam's language; counted per examiner. Languages the
+        check does not know are not checked."""
+        language = self.settings.language
+        if not checks_language(language) or in_language(text, language):
+            return False
+        self.wrong_language[examiner.name] = self.wrong_language.get(examiner.name, 0) + 1
+        return True
 
     def _sampling(self, salt: int) -> Sampling:
         """Seeded sampling for writing questions: the exam's seed and round, and ``salt``
@@ -221,7 +234,7 @@ class Exam:
                 except InvalidOutput:
                     continue
                 others = taken + [w.question for w in kept.values()]
-                if is_near_duplicate(written.question, others):
+                if is_near_duplicate(written.question, others) or self._foreign(examiner, written.question):
                     continue
                 kept[k] = written
         self.dropped[examiner.name] = len(slots) - len(kept)
@@ -401,6 +414,8 @@ class Exam:
                 try:
                     written = parse_question(text)
                 except InvalidOutput:
+                    written = None
+                if written is None or self._foreign(examiner, written.question):
                     self.dropped[examiner.name] = self.dropped.get(examiner.name, 0) + 1
                     continue
                 parent = a.question
@@ -432,6 +447,7 @@ class Exam:
             "models": models,
             "total": totals,
             "dropped_questions": self.dropped,
+            "wrong_language": self.wrong_language,
         }
 
 

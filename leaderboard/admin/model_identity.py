@@ -11,6 +11,7 @@ from django.contrib import admin
 from evaluation.revisions import FULL_SHA, is_commit_id
 from leaderboard.admin.ranking import ReaggregatesOnChange
 from leaderboard.models import LanguageModel, RemoteCodeGrant
+from leaderboard.services.model_metadata import TypeSource, claim_type
 
 PIN_HELP = (
     "The commit whose evaluations the boards show: a full 40-character sha (or a bundled model's "
@@ -62,12 +63,34 @@ class RemoteCodeGrantInline(admin.TabularInline):
     extra = 0
 
 
+class TypeDisagreementFilter(admin.SimpleListFilter):
+    """Models whose sources disagree on their type (config, records, boards, the fine-tuning
+    guess; ``services/model_metadata.py``): a person should look at them."""
+
+    title = "sources disagree on the type"
+    parameter_name = "type_disagreement"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "Yes")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.filter(metadata__type_disagreement=True)
+        return queryset
+
+
 @admin.register(LanguageModel)
 class LanguageModelAdmin(ReaggregatesOnChange, admin.ModelAdmin):
     form = LanguageModelForm
     aggregation_fields = ("pinned_commit",)
     list_display = ("model_id", "model_type", "num_parameters", "precision", "pinned_commit")
-    list_filter = ("model_type",)
+    list_filter = ("model_type", TypeDisagreementFilter)
+
+    def save_model(self, request, obj, form, change):
+        if "model_type" in form.changed_data:  # a person's choice: no source replaces it
+            claim_type(obj, obj.model_type, TypeSource.ADMIN)
+        super().save_model(request, obj, form, change)
+
     search_fields = ("model_id",)
     inlines = [RemoteCodeGrantInline]
 

@@ -32,6 +32,7 @@ from leaderboard.models.submissions import (
     RemoteCodeGrant,
     Submission,
     SubmissionStatus,
+    TypeSource,
 )
 
 __all__ = [
@@ -63,6 +64,7 @@ __all__ = [
     "LeaderboardEntry",
     "LeaderboardRanking",
     "ModelType",
+    "TypeSource",
     "ORIGINS",
     "RemoteCodeGrant",
     "Submission",

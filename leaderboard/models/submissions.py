@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from enum import IntEnum
+
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
@@ -87,6 +89,20 @@ class RemoteCodeGrant(models.Model):
 
     def __str__(self) -> str:
         return f"{self.model} @ {self.commit_sha[:12]}"
+
+
+class TypeSource(IntEnum):
+    """Where a model's type came from, weakest first: a stronger source replaces a weaker one
+    (``services/model_metadata.py``)."""
+
+    FINE_TUNED = 1  # a record reports a training loss: it was fine-tuned, the architecture is a guess
+    RECORD = 2  # a record or a published board says what the model is
+    CONFIG = 3  # the model's own config
+    ADMIN = 4  # an administrator set it
+
+    @property
+    def label(self) -> str:
+        return self.name.lower().replace("_", "-")
 
 
 class SubmissionStatus(models.TextChoices):

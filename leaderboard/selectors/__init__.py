@@ -22,7 +22,6 @@ from leaderboard.selectors.boards import (
     board_version,
     filter_rows,
     get_board,
-    home_boards,
     sort_keys,
     sort_rows,
 )
@@ -39,6 +38,7 @@ from leaderboard.selectors.formatting import (
     size_bucket,
     variant_label,
 )
+from leaderboard.selectors.home import home_page, protocol_context
 from leaderboard.selectors.pages import dataset_leaderboard, dataset_page, find_model, format_example, model_page
 
 __all__ = [
@@ -64,7 +64,8 @@ __all__ = [
     "format_int",
     "format_number",
     "get_board",
-    "home_boards",
+    "home_page",
+    "protocol_context",
     "metric_label",
     "model_page",
     "reproduce_command",

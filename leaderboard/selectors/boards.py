@@ -4,11 +4,11 @@ number of queries however many entries it has."""
 
 from __future__ import annotations
 
-from collections import OrderedDict, defaultdict
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
-from django.db.models import Count, Max, Q
+from django.db.models import Count, Max
 
 from evaluation.tasks import TASKS
 from evaluation.tasks import short_label as task_short_label
@@ -40,7 +40,6 @@ from leaderboard.selectors.formatting import (
     size_bucket,
 )
 from leaderboard.services.method_view import RankingPending, apply_ranking, method_info, method_label, ranking_for
-from leaderboard.suite import suite_protocol
 
 # --- board filters ------------------------------------------------------------------
 
@@ -406,48 +405,3 @@ def get_board(
 
 
 # --- home ---------------------------------------------------------------------------
-
-
-def home_boards() -> dict:
-    """Suite, published language and group boards with their number of models and last update."""
-    counts = {
-        row["leaderboard"]: row
-        for row in LeaderboardEntry.objects.values("leaderboard").annotate(
-            models=Count("model", distinct=True), entries=Count("id"), ranked=Count("id", filter=Q(rank__isnull=False))
-        )
-    }
-    leaders: dict[str, list[dict]] = defaultdict(list)
-    top = (
-        LeaderboardEntry.objects.filter(position__lte=3, rank__isnull=False)
-        .select_related("model")
-        .only("leaderboard_id", "position", "few_shot", "validation_split", "model__model_id")
-        .order_by("leaderboard_id", "position")
-    )
-    for entry in top:
-        name = entry_display_name(entry.model.model_id, entry.few_shot, entry.validation_split)
-        leaders[entry.leaderboard_id].append({"name": name, "url": model_url(entry.model.model_id)})
-    languages, groups, suites = [], [], []
-    for board in Leaderboard.objects.all().order_by("name"):
-        row = counts.get(board.code, {})
-        item = {
-            "code": board.code,
-            "name": board.name,
-            "kind": board.kind,
-            "boards": [language_name(b) for b in board.boards],
-            "models": row.get("models", 0),
-            "entries": row.get("entries", 0),
-            "ranked": row.get("ranked", 0),
-            "datasets": len(board.datasets),
-            "updated": board.generated_at,
-            "url": board_url(board.code),
-            "leaders": leaders.get(board.code, []),
-        }
-        if not item["url"]:
-            continue  # a board code no address can carry (stored before codes were validated)
-        (groups if board.kind == "group" else suites if board.is_suite else languages).append(item)
-    return {
-        "suites": suites,
-        "languages": languages,
-        "groups": groups,
-        "suite_protocol": suite_protocol().describe(),
-    }

@@ -12,6 +12,7 @@ from evaluation.examiner.schemas import DIMENSIONS
 from evaluation.examiner.taxonomy import LEVEL_NAMES
 from leaderboard.languages import language_name
 from leaderboard.models import Exam, ExamGrade, ExamQuestion, ExamRanking, ExamResult, ExamRun
+from leaderboard.selectors.exam_verdict import exam_verdict
 
 QUESTIONS_PER_PAGE = 50
 
@@ -54,7 +55,9 @@ def examiner_board(language: str, round_number: int | None = None) -> dict | Non
         )
     main = exam.questions.filter(depth=0)
     levels = dict(main.values_list("level").annotate(n=Count("id")))
+    examiners = [e["model"] for e in exam.header.get("examiners", [])]
     return {
+        "verdict": exam_verdict(exam, rows, examiners, language_name(language)),
         "exam": exam,
         "language": language,
         "language_name": language_name(language),
@@ -62,7 +65,7 @@ def examiner_board(language: str, round_number: int | None = None) -> dict | Non
         "round": chosen,
         "rows": rows,
         "dimensions": DIMENSIONS,
-        "examiners": [e["model"] for e in exam.header.get("examiners", [])],
+        "examiners": examiners,
         "questions": main.count(),
         "follow_up_questions": exam.questions.filter(depth__gt=0).count(),
         "levels": [(name, levels.get(name, 0)) for name in LEVEL_NAMES],

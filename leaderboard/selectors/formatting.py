@@ -4,8 +4,10 @@ command that reproduces a result."""
 from __future__ import annotations
 
 import math
+import re
 import shlex
 from functools import lru_cache
+from urllib.parse import urlencode
 
 from django.urls import NoReverseMatch, reverse
 
@@ -72,29 +74,71 @@ def size_bucket(num_parameters: int | None) -> str:
 
 
 def reproduce_command(
-    model_id: str, dataset: str, *, few_shot: bool, validation_split: bool, iterations: int = 10
+    model_id: str,
+    dataset: str,
+    *,
+    few_shot: bool,
+    validation_split: bool,
+    iterations: int = 10,
+    limit: int | None = None,
+    backend: str = "",
+    revision: str = "",
+    output: str = "",
 ) -> str:
-    parts = [
-        "python",
-        "-m",
-        "evaluation",
-        "run",
-        "--model",
-        model_id,
-        "--dataset",
-        dataset,
-        "--iterations",
-        str(iterations),
-    ]
+    """The engine's command for one evaluation under the protocol given (iterations, test-row
+    limit, variant, backend, revision): the one that produced a record, built from it."""
+    parts = ["python", "-m", "evaluation", "run", "--model", model_id]
+    if revision and revision != "main":
+        parts += ["--revision", revision]
+    parts += ["--dataset", dataset, "--iterations", str(iterations)]
+    if limit:
+        parts += ["--limit", str(limit)]
     if not few_shot:
         parts.append("--zero-shot")
     if validation_split:
         parts.append("--validation-split")
+    if backend and backend != "transformers":
+        parts += ["--backend", backend]
+    if output:
+        parts += ["--output", output]
     return shlex.join(parts)
+
+
+# Model ids that are not Hugging Face Hub ids: a path on the machine that evaluated the model
+# (``/mnt/...``, ``./x``, ``~/x``, ``C:/x``) or an address. A Hub id is ``org/name``; a bare
+# name may be an old Hub id (``gpt2``) or an API model (``gpt-3.5-turbo-0613``): not linked.
+_HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
+
+
+def model_id_kind(model_id: str) -> str:
+    """``hub`` (a Hub id, linked to its Hub page), ``url``, ``path`` or ``name`` (an API
+    model's name or anything else: shown as written, never linked)."""
+    if "://" in model_id:
+        return "url"
+    if model_id.startswith(("/", "./", "../", "~")) or "\\" in model_id or re.match(r"^[A-Za-z]:[\\/]", model_id):
+        return "path"
+    if _HUB_ID.match(model_id.split("#", 1)[0]) and ".." not in model_id:
+        return "hub"
+    return "name"
+
+
+def hub_url(model_id: str) -> str:
+    """The model's Hugging Face Hub page, only for a Hub id (``org/model#low`` names a variant)."""
+    if model_id_kind(model_id) != "hub":
+        return ""
+    return f"https://huggingface.co/{model_id.split('#', 1)[0]}"
 
 
 @lru_cache(maxsize=8192)
 def model_url(model_id: str) -> str:
+    """The model's page. An id that an address path cannot carry as written (a local path
+    like ``/mnt/x/``: slashes at either end or doubled, which proxies merge) is passed as
+    ``/model/?id=...`` instead."""
+    if model_id.startswith("/") or model_id.endswith("/") or "//" in model_id or "?" in model_id or "%" in model_id:
+        try:
+            return f"{reverse('model-by-id')}?{urlencode({'id': model_id})}"
+        except NoReverseMatch:
+            return ""
     return _url_or_empty("model", model_id=model_id)
 
 

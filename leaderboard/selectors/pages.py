@@ -25,6 +25,8 @@ from leaderboard.models import (
 from leaderboard.ranking import (
     entry_display_name,  # noqa: F401  (the contract's display name)
 )
+from leaderboard.selectors import model_facts
+from leaderboard.selectors.dataset_facts import boards_counting, euroeval_facts
 from leaderboard.selectors.formatting import (
     MODEL_TYPES,
     board_url,
@@ -35,8 +37,6 @@ from leaderboard.selectors.formatting import (
     format_number,
     metric_label,
     model_url,
-    reproduce_command,
-    variant_label,
 )
 from leaderboard.services.record_fields import DATASET_NAME
 
@@ -126,7 +126,7 @@ def model_page(model: LanguageModel) -> dict:
                 "task": task,
                 "task_label": task_short_label(task),
                 "languages": ", ".join(languages),
-                "variant": variant_label(ev.few_shot, ev.validation_split),
+                "variant": model_facts.variant(ev, model),
                 "few_shot": ev.few_shot,
                 "validation_split": ev.validation_split,
                 "primary_metric": metric_label(primary_metric),
@@ -137,21 +137,14 @@ def model_page(model: LanguageModel) -> dict:
                 "iterations": len(metric_values.get(primary_metric, [])) or ev.num_iterations,
                 "revision": record.get("model_revision") or ev.revision or "",
                 "commit": record.get("model_commit") or "",
-                "precision": record.get("precision") or model.precision or "",
-                "backend": record.get("backend") or "",
+                **model_facts.runtime(record, model),
                 "prompt_style": record.get("prompt_style") or "",
                 "seed": record.get("seed"),
                 "limit": record.get("limit"),
                 "versions": _versions_text(record.get("versions")),
                 "created_at": record.get("created_at") or "",
                 "source": ev.source,
-                "command": reproduce_command(
-                    model.model_id,
-                    ev.dataset.name,
-                    few_shot=ev.few_shot,
-                    validation_split=ev.validation_split,
-                    iterations=10,
-                ),
+                **model_facts.command(ev, model),
             }
         )
     entries = list(
@@ -189,6 +182,9 @@ def model_page(model: LanguageModel) -> dict:
     badge, type_label = MODEL_TYPES.get(model.model_type, MODEL_TYPES[ModelType.UNKNOWN])
     return {
         "model": model,
+        **model_facts.identity(model),
+        "type": model_facts.type_facts(model),
+        "precision": model_facts.precision_text(model),
         "type_badge": badge,
         "type_label": type_label,
         "parameters": format_count(model.num_parameters),
@@ -323,11 +319,17 @@ def dataset_page(dataset: Dataset, data_dir: Path) -> dict:
         primary, secondary = metric_label(spec.primary_metric), metric_label(spec.secondary_metric)
     except UnknownTask:
         primary, secondary = "primary", "secondary"
+    euroeval = euroeval_facts(dataset.name)
+    published_sizes = (euroeval or {}).get("splits", {})
     sizes = {
         "train": dataset.train_size if dataset.train_size is not None else (info.splits.get("train") if info else None),
         "val": dataset.val_size if dataset.val_size is not None else (info.splits.get("val") if info else None),
         "test": dataset.test_size if dataset.test_size is not None else (info.splits.get("test") if info else None),
     }
+    shown_sizes = {split: format_int(size) for split, size in sizes.items()}
+    sizes_from_euroeval = all(size is None for size in sizes.values()) and bool(published_sizes)
+    if sizes_from_euroeval:
+        shown_sizes = {split: published_sizes.get(split, "–") for split in sizes}  # EuroEval's own
     languages = [language.name for language in dataset.languages.all()]
     if not languages and info:
         languages = [language_name(code) for code in info.languages]
@@ -339,7 +341,12 @@ def dataset_page(dataset: Dataset, data_dir: Path) -> dict:
         "source": dataset.source or (info.source if info else ""),
         "license": dataset.license or (info.license if info else ""),
         "citation": dataset.citation or (info.citation if info else ""),
-        "sizes": {split: format_int(size) for split, size in sizes.items()},
+        "sizes": shown_sizes,
+        "sizes_from_euroeval": shown_sizes is not None
+        and all(size is None for size in sizes.values())
+        and bool(published_sizes),
+        "euroeval": euroeval,
+        "counted_on": boards_counting(dataset),
         "examples": examples,
         "primary_metric": primary,
         "secondary_metric": secondary,

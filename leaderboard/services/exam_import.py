@@ -168,16 +168,18 @@ def _store(document: ExamDocument, digest: str, source: str, run: ExamRun | None
 
 def _cost(cost: dict | None, examiners: set[str]) -> dict:
     """The engine's cost line, kept only when it is small plain numbers per model, with the
-    questions each of the exam's examiners could not write (no new, parseable one within
-    its tries); counts that are not that are left out, and the exam still imports."""
+    questions each of the exam's examiners could not write (no new, parseable one in the
+    exam's language within its tries) and those it wrote in another language; counts that
+    are not that are left out, and the exam still imports."""
     if not isinstance(cost, dict):
         return {}
     kept = {"models": cost.get("models"), "total": cost.get("total")}
-    dropped = cost.get("dropped_questions")
-    if isinstance(dropped, dict) and all(
-        model in examiners and type(n) is int and 0 <= n < 10**6 for model, n in dropped.items()
-    ):
-        kept["dropped_questions"] = dropped
+    for key in ("dropped_questions", "wrong_language"):  # wrong_language: refused for not being in the language
+        counts = cost.get(key)
+        if isinstance(counts, dict) and all(
+            model in examiners and type(n) is int and 0 <= n < 10**6 for model, n in counts.items()
+        ):
+            kept[key] = counts
     text = json.dumps(kept)
     return json.loads(text) if len(text) < 20_000 else {}
 

@@ -57,7 +57,7 @@ from leaderboard.services.example_store import (
     store_examples,
 )
 from leaderboard.services.import_report import ImportReport
-from leaderboard.services.model_metadata import fill_unknown
+from leaderboard.services.model_metadata import TypeSource, apply_catalogue, fill_unknown
 from leaderboard.services.record_efficiency import check_efficiency
 from leaderboard.services.record_fields import (
     CONTAMINATION_FIELDS,
@@ -313,20 +313,25 @@ def ensure_languages(codes: Iterable[str]) -> list[Language]:
     return languages
 
 
-def _model_type(parsed: ParsedRecord) -> str | None:
-    """The model's type from what the record says; old files say nothing, but only a
-    fine-tuned encoder reports a training loss per iteration."""
+def _model_type(parsed: ParsedRecord) -> tuple[str | None, TypeSource]:
+    """The model's type from what the record says, and how sure that is. Old files say
+    nothing; one that reports a training loss was fine-tuned, which suggests an encoder but
+    ScandEval fine-tuned decoders too (gpt2 in 2023): the weakest claim, which any statement
+    or config replaces (``model_metadata``)."""
     record = parsed.record
-    if record.get("generative") is False or ("generative" not in record and parsed.reports_training_loss):
-        return ModelType.ENCODER
+    if record.get("generative") is False:
+        return ModelType.ENCODER, TypeSource.RECORD
+    if "generative" not in record and parsed.reports_training_loss:
+        return ModelType.ENCODER, TypeSource.FINE_TUNED
     if "#" in str(record.get("model", "")):
-        return ModelType.REASONING
-    return ModelType.from_euroeval_generative_type(record.get("generative_type"))
+        return ModelType.REASONING, TypeSource.RECORD
+    return ModelType.from_euroeval_generative_type(record.get("generative_type")), TypeSource.RECORD
 
 
 def _ensure_model(parsed: ParsedRecord) -> LanguageModel:
     record = parsed.record
     model, _ = LanguageModel.objects.get_or_create(model_id=parsed.model_id)
+    model_type, type_source = _model_type(parsed)
     changed = fill_unknown(
         model,
         {
@@ -334,9 +339,11 @@ def _ensure_model(parsed: ParsedRecord) -> LanguageModel:
             "vocabulary_size": count_field(record, "vocabulary_size"),
             "max_sequence_length": count_field(record, "max_sequence_length"),
             "precision": record.get("precision"),
-            "model_type": _model_type(parsed),
+            "model_type": model_type,
         },
+        type_source,
     )
+    changed += [name for name in apply_catalogue(model) if name not in changed]
     if changed:
         model.save(update_fields=changed + ["updated_at"])
     return model

@@ -29,7 +29,7 @@ from leaderboard.models import (
 )
 from leaderboard.services.aggregation_queue import enqueue_aggregation
 from leaderboard.services.dispatch import dispatch_after_commit
-from leaderboard.services.model_metadata import fill_unknown
+from leaderboard.services.model_metadata import TypeSource, fill_unknown
 from leaderboard.submission_progress import Progress
 
 logger = logging.getLogger(__name__)
@@ -191,7 +191,7 @@ def _model_row(info) -> LanguageModel:
         "precision": info.precision,
         "license": info.license,
     }
-    changed = fill_unknown(model, values)
+    changed = fill_unknown(model, values, TypeSource.CONFIG)  # resolved from the model's own config
     source = getattr(info, "source", "")
     if source and model.metadata.get("resolved_from") != source:
         model.metadata = {**model.metadata, "resolved_from": source}

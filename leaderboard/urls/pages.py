@@ -41,6 +41,7 @@ urlpatterns = [
     # before the model page: <path:model_id> would swallow the rest
     path("models/<path:model_id>/datasets/<str:dataset>/examples/", pages.model_examples, name="model-examples"),
     path("models/<path:model_id>/", pages.model, name="model"),
+    path("model/", pages.model_by_id, name="model-by-id"),  # ?id=: ids a path cannot carry (/mnt/x/)
     # <path:>: a dataset stored under a name with a slash (before names were validated) keeps its page.
     path("datasets/<path:name>/", pages.dataset, name="dataset"),
 ]

@@ -79,7 +79,7 @@ def _board_scatter(data: selectors.Board):
 
 @require_safe
 def home(request):
-    return render(request, "leaderboard/home.html", selectors.home_boards())
+    return render(request, "leaderboard/home.html", selectors.home_page(request.GET.get("q", "")))
 
 
 @require_safe
@@ -91,6 +91,7 @@ def methodology(request):
             "bootstrap_replicates": settings.RANK_BOOTSTRAP_REPLICATES,
             "ranking_methods": all_methods(),
             "default_method": settings.GLOSSA_RANKING_METHOD,
+            **selectors.protocol_context(),
         },
     )
 
@@ -191,6 +192,15 @@ def board_export(request, code: str, fmt: str):
         response = HttpResponse(export.document_csv(document), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
+
+
+@require_safe
+def model_by_id(request):
+    """The model page of an id given as ``?id=`` (a local path such as ``/mnt/x/``)."""
+    model_id = request.GET.get("id", "")
+    if not model_id or len(model_id) > 300:
+        raise Http404("No such model on Glossa.")
+    return model(request, model_id)
 
 
 @require_safe

@@ -13,9 +13,18 @@ class ScriptedModel:
     max_context = 4096
     has_chat_template = True
 
-    def __init__(self, label: str, quality: int, *, repeat_questions: bool = False, unparseable_questions: int = 0):
+    def __init__(
+        self,
+        label: str,
+        quality: int,
+        *,
+        repeat_questions: bool = False,
+        unparseable_questions: int = 0,
+        english_questions: int = 0,
+    ):
         self.label, self.quality, self.repeat_questions = label, quality, repeat_questions
         self.unparseable_questions = unparseable_questions  # its first N questions are not JSON
+        self.english_questions = english_questions  # its next N questions are in English, whatever the exam's language
         self.prompts: list[str] = []
         self.written = 0
 
@@ -41,12 +50,16 @@ class ScriptedModel:
             # numbered from the prompt, not a counter: the same prompt gets the same question
             # after the model is unloaded and loaded again, as a seeded real model would
             n = 1 if self.repeat_questions else zlib.crc32(body.encode()) % 100_000
+            if self.written <= self.unparseable_questions + self.english_questions:
+                text = f"The weather is very cold today, is it not? ({n})"
+                return json.dumps({"question": text, "reference_answer": "Yes."})
+            # written in Danish, the language of these tests' exams
             if "follow-up" in body:
                 return json.dumps(
-                    {"question": f"Follow-up {n} by {self.label}: why so?", "reference_answer": "Because."}
+                    {"question": f"Opfølgning {n} af {self.label}: hvorfor det?", "reference_answer": "Fordi."}
                 )
             domain = re.search(r"Domain: (.*)\.", body).group(1)
-            return json.dumps({"question": f"Question {n} from {self.label} on {domain}?", "reference_answer": "Ref."})
+            return json.dumps({"question": f"Spørgsmål {n} fra {self.label} om {domain}?", "reference_answer": "Ref."})
         if schema and "overall" in schema["properties"]:
             quality = int(re.search(r"\[\[BEGIN CANDIDATE ANSWER\]\]\nanswer of quality (\d)", body).group(1))
             accuracy = 3 if quality >= 3 else 1

@@ -94,7 +94,7 @@ def test_near_duplicate_questions_are_written_again_and_dropped_when_they_persis
     people = {name: Participant(name, b) for name, b in models.items()}
     records = run(models, people, ["m/rep"], ["m/b"])
     main = [q for q in kinds(records, "question") if q["depth"] == 0]
-    # every slot of the repeating examiner says "Question 1 from m/rep on <domain>?": the
+    # every slot of the repeating examiner says "Spørgsmål 1 fra m/rep om <domain>?": the
     # domains differ, so only the identical ones are near-duplicates
     texts = [q["text"] for q in main]
     assert len(texts) == len(set(texts))
@@ -134,7 +134,7 @@ def test_a_model_listed_twice_or_an_unknown_language_is_refused():
 def test_questions_of_earlier_rounds_are_not_asked_again():
     models = {"m/rep": ScriptedModel("m/rep", 3, repeat_questions=True), "m/b": ScriptedModel("m/b", 2)}
     people = {name: Participant(name, b) for name, b in models.items()}
-    earlier = tuple(f"Question 1 from m/rep on {d.name}?" for d in taxonomy("da").domains)
+    earlier = tuple(f"Spørgsmål 1 fra m/rep om {d.name}?" for d in taxonomy("da").domains)
     records = run(models, people, ["m/rep"], ["m/b"], earlier_questions=earlier)
     assert not [q for q in kinds(records, "question") if q["depth"] == 0]
     assert kinds(records, "cost")[0]["dropped_questions"]["m/rep"] == 3
@@ -169,3 +169,32 @@ def test_with_one_resident_model_the_exam_is_the_same_and_never_holds_two():
     assert sum(b.loaded for b in pool.resident.values()) <= 1
     # write, answer, grade, rank, then per follow-up round write/answer/grade: a bounded number of loads
     assert len(loads) <= 3 * 3 + 3 + 2 * 3 * 3
+
+
+def test_a_question_not_in_the_exams_language_is_written_again_then_dropped_and_counted():
+    """Real lingua (offline): an English question in a Danish exam is refused; the examiner
+    writes it again (here in Danish, on its next try) or, when it keeps writing English, it
+    is dropped; every refusal is counted per examiner in the cost line."""
+    models = {
+        "m/once": ScriptedModel("m/once", 3, english_questions=1),
+        "m/always": ScriptedModel("m/always", 3, english_questions=100),
+        "m/b": ScriptedModel("m/b", 2),
+    }
+    people = {name: Participant(name, b) for name, b in models.items()}
+    records = run(models, people, ["m/once", "m/always"], ["m/b"])
+    main = [q for q in kinds(records, "question") if q["depth"] == 0]
+    assert len([q for q in main if q["examiner"] == "m/once"]) == 3  # its English question was written again
+    assert not [q for q in main if q["examiner"] == "m/always"]
+    assert not [q for q in main if "weather" in q["text"]]
+    cost = kinds(records, "cost")[0]
+    assert cost["wrong_language"] == {"m/once": 1, "m/always": 3 * 3}  # 3 slots × 3 tries
+    assert cost["dropped_questions"] == {"m/once": 0, "m/always": 3}
+
+
+def test_language_check_tells_a_danish_question_from_an_english_one():
+    from evaluation.examiner.language_check import in_language
+
+    assert in_language("Hvorfor er himlen blå om dagen?", "da")
+    assert not in_language("The weather is very cold.", "da")
+    assert in_language("The weather is very cold.", "en")
+    assert in_language("Hva er hovedstaden i Norge?", "no")

@@ -90,7 +90,7 @@ def test_shared_results_boards_filter_sort_and_download(live_server, page):
     # Home lists the three boards.
     page.goto(live_server.url + "/")
     for code, name in (("da", "Danish"), ("sv", "Swedish"), ("no", "Norwegian"), ("scandinavian", "Scandinavian")):
-        assert name in page.locator(f'a.board-card[href="/leaderboards/{code}/"]').inner_text()
+        assert name in page.locator(f'.language-entry h3 a[href="/leaderboards/{code}/"]').inner_text()
     page.screenshot(path=str(ARTIFACTS / "home.png"), full_page=True)
 
     for code in ("scandinavian", "sv", "no", "da"):

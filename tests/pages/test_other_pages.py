@@ -100,8 +100,11 @@ def test_home_lists_language_and_group_boards_with_counts(client, db):
     build_board("scandinavian", "Scandinavian", kind="group", boards=["da", "sv", "no"])
     html = client.get("/").content.decode()
     assert 'href="/leaderboards/da/"' in html and 'href="/leaderboards/scandinavian/"' in html
-    # 7 entries, 6 distinct models (one in two variants).
-    assert "6 models · 4 datasets" in html
+    # 7 entries (6 distinct models, one in two variants), 6 ranked: the counts are ranked entries
+    soup = BeautifulSoup(html, "html.parser")
+    danish = soup.select_one("#lang-da")
+    assert danish.select_one(".board-published .ranked-count").get_text() == "6"
+    assert "(7 listed)" in danish.select_one(".board-published").get_text()
     assert "Danish, Swedish, Norwegian" in html
     assert 'href="/submit/"' in html and 'href="/queue/"' in html and 'href="/methodology/"' in html
 
@@ -146,7 +149,7 @@ def test_model_page_shows_scores_with_cis_history_and_reproducibility(client, db
     assert 'href="/leaderboards/da/"' in html
     assert "bf16" in html and "torch 2.13.0, transformers 5.23.0" in html and "chat" in html
     assert "python -m evaluation run --model acme/big-chat-70b --dataset scala-da --iterations 10 --zero-shot" in html
-    assert "python -m evaluation run --model acme/big-chat-70b --dataset scala-da --iterations 10</code>" in html
+    assert "--model acme/big-chat-70b --dataset scala-da --iterations 10 --output results.jsonl</code>" in html
     # Submission history, escaped.
     assert "abc123" in html and "Out of &lt;memory&gt;" in html
     # Charts: a strip plot with one point per iteration, bars per task.

@@ -100,7 +100,7 @@ def test_submit_through_the_form_and_find_the_model_ranked_among_its_peers(
     ranked = LeaderboardEntry.objects.filter(leaderboard__code="da-suite", model=submission.model, rank__isnull=False)
     wait_for(ranked.exists, 90, "the Danish suite board to rank the model", worker)
     page.goto(f"{live_server.url}/")
-    page.click('#suite-boards a[href="/leaderboards/da-suite/"]')
+    page.click('#lang-da .board-suite a[href="/leaderboards/da-suite/"]')
     page.wait_for_url("**/leaderboards/da-suite/")
     rows = page.locator("#board-table tbody.ranked tr")
     names = [rows.nth(i).locator("th.c-model").get_attribute("data-v") for i in range(rows.count())]
