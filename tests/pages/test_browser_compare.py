@@ -147,3 +147,18 @@ def test_published_boards_read_in_rank_order_at_both_widths(live_server, page_at
     phone.goto(f"{live_server.url}/leaderboards/da/")
     phone.locator("#board-table tbody.ranked tr").nth(3).locator("td.c-rank details summary").click()
     phone.screenshot(path=str(ARTIFACTS / "board-da-rank-open-390.png"))
+
+
+def test_a_path_named_model_is_never_linked_as_a_hub_id(live_server, page_at):
+    """ScandEval's 2023 file names some models by a local path: the board links the model's
+    own page (which works), and no page links the path to the Hugging Face Hub."""
+    build_shared_boards()
+    path_id = "/mnt/data_6tb/dan/gpt_sw3/models/gpt-sw3-126m"
+    page = page_at(WIDE)
+    page.goto(f"{live_server.url}/leaderboards/sv/")
+    href = page.locator(f'#board-table input.pick[value="{path_id}"] ~ a').first.get_attribute("href")
+    assert href.startswith("/model/?id=") and "huggingface" not in href
+    page.goto(live_server.url + href)
+    assert path_id in page.locator("h1").inner_text()
+    hub_links = page.eval_on_selector_all("a[href*='huggingface.co']", "links => links.map(a => a.href)")
+    assert not any("mnt" in link for link in hub_links), hub_links
