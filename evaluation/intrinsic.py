@@ -14,18 +14,33 @@ where the test text scores higher (the AUC, from the Mann-Whitney U statistic) i
 when the model treats both alike; well above 0.5 means it finds the test texts unusually
 familiar. It cannot prove contamination (test texts can be easier, or shorter), nor rule it
 out (paraphrased leaks do not show): a flag to look closer, never a change to the ranking.
+
+**Cost and reuse.** Both measures need each document token's probability over the whole
+vocabulary: the output layer at every position, which on a small model with a large
+vocabulary (Gemma-3-270M: 262k tokens) costs more than the rest of the model. They depend
+only on the weights, the dtype and the documents, not on the evaluation's settings
+(few-shot or not, split, iterations), so the evidence is kept per (model, commit, backend,
+dtype, documents) in ``GLOSSA_INTRINSIC_CACHE`` (default ``~/.cache/glossa/intrinsic``) and
+a later evaluation of the same weights on the same documents reads it instead of
+recomputing it. A model without a commit is never reused (its weights are not pinned).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import math
+import os
 from collections.abc import Sequence
+from pathlib import Path
 
 TEXTS = 32  # documents per split at most: the first evaluated test rows, as many train rows
 MAX_CHARS = 600  # each document's first characters (a forward pass per document, whole vocabulary)
 MIN_K = 0.2
 FLAG_AUC = 0.6  # the probe's flag: test texts more familiar than train texts in 60% of pairs
+CACHE_ENV = "GLOSSA_INTRINSIC_CACHE"
+EVIDENCE_VERSION = 1  # part of the reuse key: raise it when what the evidence holds changes
 
 
 def min_k_prob(logprobs: Sequence[float], k: float = MIN_K) -> float:
@@ -79,17 +94,46 @@ def membership_probe(test: Sequence[Sequence[float]], train: Sequence[Sequence[f
     }
 
 
-def intrinsic_evidence(token_logprobs, test_documents: Sequence[str], train_documents: Sequence[str]) -> dict:
+def intrinsic_evidence(
+    token_logprobs,
+    test_documents: Sequence[str],
+    train_documents: Sequence[str],
+    *,
+    weights: Sequence[str | None] | None = None,
+) -> dict:
     """The record's ``intrinsic`` (bits per byte on the test documents) and ``contamination``
     (the probe, test against as many train documents) fields; ``token_logprobs`` is the
-    backend's. Empty when there is nothing to score."""
+    backend's. Empty when there is nothing to score. ``weights`` (model id, commit,
+    backend, dtype) lets a later evaluation of the same weights reuse the evidence."""
     test = [d[:MAX_CHARS] for d in test_documents[:TEXTS] if d.strip()]
     train = [d[:MAX_CHARS] for d in train_documents[: len(test)] if d.strip()]
     if not test:
         return {}
+    path = _stored(weights, test, train)
+    if path is not None:
+        with contextlib.suppress(OSError, ValueError):
+            stored = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(stored, dict) and isinstance(stored.get("intrinsic"), dict):
+                return stored
     test_logprobs = token_logprobs(test)
     evidence = {"intrinsic": intrinsic_scores(test, test_logprobs)}
     if len(train) >= 2:
         with contextlib.suppress(ValueError):  # too few documents with scored tokens
             evidence["contamination"] = membership_probe(test_logprobs, token_logprobs(train))
+    if path is not None:
+        with contextlib.suppress(OSError):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(evidence), encoding="utf-8")
+            os.replace(tmp, path)  # whole or not at all, for a reader in another process
     return evidence
+
+
+def _stored(weights: Sequence[str | None] | None, test: list[str], train: list[str]) -> Path | None:
+    """Where the evidence of these weights on these documents is kept; None when the
+    weights are not pinned to a commit."""
+    if not weights or any(not part for part in weights):
+        return None
+    key = json.dumps([EVIDENCE_VERSION, list(weights), MIN_K, test, train], ensure_ascii=False)
+    root = Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "glossa" / "intrinsic")
+    return root / f"{hashlib.sha256(key.encode('utf-8')).hexdigest()}.json"

@@ -302,7 +302,8 @@ def evaluate_dataset(
     scorer = getattr(backend, "token_logprobs", None)
     if scorer is not None and settings.intrinsic:
         documents = [fmt.document(r) for r in rows[:TEXTS]], [fmt.document(r) for r in train[:TEXTS]]
-        record.update(intrinsic_evidence(scorer, *documents))
+        weights = (info.model_id, info.commit_sha, backend.name, str(getattr(backend, "dtype", "")))
+        record.update(intrinsic_evidence(scorer, *documents, weights=weights))
     return record, predictions, examples
 
 

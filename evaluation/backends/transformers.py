@@ -20,6 +20,7 @@ from evaluation.structured import close_truncated_json
 
 TOKEN_BUDGET = int(os.environ.get("GLOSSA_TOKEN_BUDGET", "8192"))  # padded tokens per forward batch
 MAX_BATCH = 32
+LOGIT_ROWS = 64  # positions per output-layer call in token_logprobs (64 × 262k floats: 67 MB)
 
 
 def pick_dtype(device: str):
@@ -138,22 +139,50 @@ class TransformersBackend:
     def token_logprobs(self, texts: Sequence[str]) -> list[list[float]]:
         """Natural-log probability of each token of each text given the tokens before it (the
         first token after the BOS token when the tokenizer has one; else it is not scored).
-        One text per forward pass: the logits of every position over the whole vocabulary
-        are large (Gemma's 262k tokens)."""
+
+        Texts go in length-sorted, right-padded batches (a real token never attends to the
+        pads after it). The vocabulary's logits (Gemma's 262k) are never held for every
+        position at once: the output layer runs on ``LOGIT_ROWS`` positions at a time, and
+        of each row only the target's logit and the log-sum-exp are kept."""
         torch = self.torch
         bos = self.tokenizer.bos_token_id
-        out: list[list[float]] = []
+        encoded = [
+            (([bos] if bos is not None else []) + self.tokenizer(t, add_special_tokens=False)["input_ids"])[
+                : self.max_context
+            ]
+            for t in texts
+        ]
+        out: list[list[float]] = [[] for _ in texts]
+        scored = [k for k, ids in enumerate(encoded) if len(ids) >= 2]
+        body, head = getattr(self.model, "model", None), self.model.get_output_embeddings()
+        cap = getattr(self._text_config, "final_logit_softcapping", None)
         with torch.inference_mode():
-            for text in texts:
-                ids = ([bos] if bos is not None else []) + self.tokenizer(text, add_special_tokens=False)["input_ids"]
-                ids = ids[: self.max_context]
-                if len(ids) < 2:
-                    out.append([])
-                    continue
-                tensor = torch.tensor([ids], dtype=torch.long, device=self.device)
-                logits = self.model(input_ids=tensor).logits[0, :-1].float()
-                logp = torch.log_softmax(logits, dim=-1).gather(-1, tensor[0, 1:].unsqueeze(-1)).squeeze(-1)
-                out.append(logp.tolist())
+            for part in self._batches([encoded[k] for k in scored]):
+                rows = [scored[i] for i in part]
+                width = max(len(encoded[k]) for k in rows)
+                ids = torch.full((len(rows), width), self.tokenizer.pad_token_id, dtype=torch.long)
+                mask = torch.zeros((len(rows), width), dtype=torch.long)
+                for r, k in enumerate(rows):
+                    ids[r, : len(encoded[k])] = torch.tensor(encoded[k], dtype=torch.long)
+                    mask[r, : len(encoded[k])] = 1
+                ids, mask = ids.to(self.device), mask.to(self.device)
+                if body is None or head is None:  # no separate output layer: whole logits
+                    logits = self.model(input_ids=ids, attention_mask=mask).logits[:, :-1].float()
+                    hidden, project = logits, None
+                else:
+                    hidden, project = body(input_ids=ids, attention_mask=mask).last_hidden_state[:, :-1], head
+                keep = mask[:, 1:].bool()
+                states, targets = hidden[keep], ids[:, 1:][keep]  # (T, ·) every scored position
+                logps = torch.cat(
+                    [
+                        _target_logprobs(states[i : i + LOGIT_ROWS], targets[i : i + LOGIT_ROWS], project, cap)
+                        for i in range(0, targets.numel(), LOGIT_ROWS)
+                    ]
+                ).tolist()
+                at = 0
+                for k in rows:
+                    out[k] = logps[at : at + len(encoded[k]) - 1]
+                    at += len(encoded[k]) - 1
         return out
 
     def _common_prefix_ids(
@@ -367,3 +396,15 @@ class TransformersBackend:
     def close(self) -> None:
         self._prefix_cache = None
         del self.model
+
+
+def _target_logprobs(states, targets, project, cap):
+    """log p(target) = logit(target) − logsumexp(logits) for a few positions; ``project``
+    (the output layer, None when ``states`` are logits already) and the model's final
+    logit soft-capping applied as its forward pass does."""
+    import torch
+
+    logits = states if project is None else project(states).float()
+    if project is not None and cap:
+        logits = torch.tanh(logits / cap) * cap
+    return logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, dim=-1)

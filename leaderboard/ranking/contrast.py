@@ -26,8 +26,7 @@ Pure numpy; no Django.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -36,16 +35,49 @@ from leaderboard.ranking.core import task_index
 Z_CRIT = 1.6448536269514722  # scipy.stats.norm.isf(0.05)
 
 
-@dataclass(frozen=True)
 class Contrast:
     """Pairwise contrasts of a board's N entries: ``diff[a, b]`` = D(a, b) (positive when
-    a is better), ``var[a, b]`` = V(a, b); NaN where a variance is unknown."""
+    a is better), ``var[a, b]`` = V(a, b); NaN where a variance is unknown.
 
-    diff: np.ndarray  # (N, N)
-    var: np.ndarray  # (N, N)
-    scores: np.ndarray | None = None  # (N,) θ with θ_a − θ_b = diff[a, b] (paired_factors)
-    factors: np.ndarray | None = None  # (N, K) paired errors of θ: Cov(θ) = F Fᵀ
-    df: int | None = None  # degrees of freedom of the variances behind the factors
+    The two N × N matrices cost more than the rest of a large board's ranking and are
+    only read where an entry has no paired score (and by tests), so they may be given as
+    ``pairs``, a function returning ``(diff, var)``, computed when first read."""
+
+    def __init__(
+        self,
+        diff: np.ndarray | None = None,
+        var: np.ndarray | None = None,
+        scores: np.ndarray | None = None,
+        factors: np.ndarray | None = None,
+        df: int | None = None,
+        *,
+        pairs: Callable[[], tuple[np.ndarray, np.ndarray]] | None = None,
+    ):
+        if (diff is None or var is None) and pairs is None:
+            raise ValueError("a contrast needs diff and var, or a function giving them")
+        self._pairs = (diff, var) if pairs is None else None
+        self._later = pairs
+        self.scores = scores  # (N,) θ with θ_a − θ_b = diff[a, b] (paired_factors)
+        self.factors = factors  # (N, K) paired errors of θ: Cov(θ) = F Fᵀ
+        self.df = df  # degrees of freedom of the variances behind the factors
+
+    def _both(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._pairs is None:
+            self._pairs = self._later()
+            self._later = None
+        return self._pairs
+
+    @property
+    def diff(self) -> np.ndarray:  # (N, N)
+        return self._both()[0]
+
+    @property
+    def var(self) -> np.ndarray:  # (N, N)
+        return self._both()[1]
+
+    def with_factors(self, scores: np.ndarray, factors: np.ndarray, df: int) -> Contrast:
+        """The same pairs (computed once, when first read) with paired scores and factors."""
+        return Contrast(scores=scores, factors=factors, df=df, pairs=self._both)
 
     def z(self) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -56,17 +88,21 @@ class Contrast:
     def reindexed(self, positions: np.ndarray, size: int) -> Contrast:
         """The contrast laid out on ``size`` entries, entry ``k`` at ``positions[k]``
         (NaN for entries not on this board)."""
-        diff = np.full((size, size), np.nan)
-        var = np.full((size, size), np.nan)
-        diff[np.ix_(positions, positions)] = self.diff
-        var[np.ix_(positions, positions)] = self.var
+
+        def pairs():
+            diff = np.full((size, size), np.nan)
+            var = np.full((size, size), np.nan)
+            diff[np.ix_(positions, positions)] = self.diff
+            var[np.ix_(positions, positions)] = self.var
+            return diff, var
+
         if self.scores is None or self.factors is None:
-            return Contrast(diff, var)
+            return Contrast(pairs=pairs)
         scores = np.full(size, np.nan)
         scores[positions] = self.scores
         factors = np.zeros((size, self.factors.shape[1]))
         factors[positions] = self.factors
-        return Contrast(diff, var, scores, factors, self.df)
+        return Contrast(scores=scores, factors=factors, df=self.df, pairs=pairs)
 
 
 def dataset_weights(dataset_tasks: Sequence[str]) -> np.ndarray:
@@ -79,7 +115,12 @@ def dataset_weights(dataset_tasks: Sequence[str]) -> np.ndarray:
 
 
 def board_contrast(means: np.ndarray, variances: np.ndarray, counts: np.ndarray, weights: np.ndarray) -> Contrast:
-    """The contrast of every pair from ``(D, N)`` means, variances (ddof 1) and counts."""
+    """The contrast of every pair from ``(D, N)`` means, variances (ddof 1) and counts
+    (the pairs computed when first read)."""
+    return Contrast(pairs=lambda: _board_pairs(means, variances, counts, weights))
+
+
+def _board_pairs(means, variances, counts, weights) -> tuple[np.ndarray, np.ndarray]:
     means = np.asarray(means, dtype=float)
     d_count, n = means.shape if means.ndim == 2 else (0, 0)
     diff = np.zeros((n, n))
@@ -98,7 +139,7 @@ def board_contrast(means: np.ndarray, variances: np.ndarray, counts: np.ndarray,
         w = float(weights[d])
         diff += w * (scaled[:, None] - scaled[None, :])
         var += w * w * (se2[:, None] + se2[None, :])
-    return Contrast(diff, var)
+    return diff, var
 
 
 def paired_factors(scores: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
@@ -142,12 +183,14 @@ def combine_contrasts(parts: Sequence[Contrast]) -> Contrast:
     """A group board's contrast: the mean of its languages' (entries already aligned)."""
     k = len(parts)
     paired = all(p.scores is not None and p.factors is not None for p in parts)
+    pairs = lambda: (sum(p.diff for p in parts) / k, sum(p.var for p in parts) / (k * k))  # noqa: E731
+    if not paired:
+        return Contrast(pairs=pairs)
     return Contrast(
-        sum(p.diff for p in parts) / k,
-        sum(p.var for p in parts) / (k * k),
-        sum(p.scores for p in parts) / k if paired else None,
-        np.hstack([p.factors for p in parts]) / k if paired else None,
-        min(p.df or 1 for p in parts) if paired else None,
+        scores=sum(p.scores for p in parts) / k,
+        factors=np.hstack([p.factors for p in parts]) / k,
+        df=min(p.df or 1 for p in parts),
+        pairs=pairs,
     )
 
 

@@ -8,9 +8,15 @@ pair (k, j), value S_kj = −S_jk). A pair outside a family counts as 0, which n
 quantile above 0 (every non-empty family's is).
 
 The maxima are computed once for every draw, in dense row blocks (one subtraction and
-three masked products per block: streaming numpy, no gathers). The stepdown then only
-removes pairs; a draw's maximum can only change if it sat on a removed pair, so only those
-draws are recomputed, exactly, for the family that is left.
+three masked products per block: streaming numpy, no gathers). On large boards most
+pairs cannot hold a maximum, and :func:`sorted_maxima` skips them: in each draw, with the
+entries sorted by Z, row j's values S_jk fall along the sorted order once multiplied by
+the row's largest weight, so only a prefix (pos) and a suffix (neg) of that order can
+beat the maximum found so far. Float rounding is monotone, so the bound holds for the
+computed values too; the values evaluated are the same products as the dense pass', so
+the maxima are the same to the bit. The stepdown then only removes pairs; a draw's
+maximum can only change if it sat on a removed pair, so only those draws are recomputed,
+exactly, for the family that is left.
 """
 
 from __future__ import annotations
@@ -18,13 +24,17 @@ from __future__ import annotations
 import numpy as np
 
 CHUNK_VALUES = 1 << 22  # floats per block buffer (16 MB in float32)
+SORTED_FROM = 256  # boards of fewer entries take the dense pass
+FIRST = 4  # candidates per row and draw evaluated before the bounds
+GATHER_COST = 4  # a gathered candidate costs about as much as this many members in a row
 
 
 class FamilyMaxima:
     def __init__(self, zt: np.ndarray, w: np.ndarray, fam_sim, fam_pos, fam_neg):
         self.zt = zt  # (p, B) float32
         self.w = w  # (p, p) float32
-        self.sim, self.marg = dense_maxima(zt, w, fam_sim, fam_pos, fam_neg)
+        maxima = sorted_maxima if zt.shape[0] >= SORTED_FROM else dense_maxima
+        self.sim, self.marg = maxima(zt, w, fam_sim, fam_pos, fam_neg)
 
     def quantiles(self, level: float) -> tuple[float, np.ndarray]:
         return float(np.quantile(self.sim, level)), np.quantile(self.marg, level, axis=1)
@@ -88,3 +98,115 @@ def _masked(values, mask, buf, reduce, axis):
     out = buf[: values.shape[0]]
     np.multiply(values, mask[:, :, None], out=out)
     return reduce(out, axis=axis)
+
+
+def sorted_maxima(zt, w, fam_sim, fam_pos, fam_neg) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`dense_maxima` (both kinds of family), bit for bit, evaluating per row and draw
+    only the entries whose bound beats the maximum found so far (the module's docstring)."""
+    p, b = zt.shape
+    order = np.argsort(zt, axis=0, kind="stable")  # (p, b): entries by Z, per draw
+    z_sorted = np.take_along_axis(zt, order, axis=0)
+    weights = np.empty((p, p, 3), dtype=np.float32)  # w_jk in the (sim, pos, neg) families, else 0
+    for f, fam in enumerate((fam_sim, fam_pos, fam_neg)):
+        np.multiply(w, fam, out=weights[:, :, f])
+    w_top = weights.max(axis=1).T  # (3, p): a row's largest weight in each family
+    rows = np.repeat(np.arange(p), b)
+    draws = np.tile(np.arange(b), p)
+    # the FIRST lowest (pos) and highest (neg) entries of each draw give a first maximum
+    marg = np.zeros((p, b), dtype=np.float32)
+    sim = np.zeros(b, dtype=np.float32)
+    ends = np.r_[np.arange(min(FIRST, p)), np.arange(max(p - FIRST, 0), p)]
+    for d in range(b):
+        k = order[ends, d]
+        values = (zt[:, d, None] - zt[k, d])[:, :, None] * weights[:, k]  # (p, 2·FIRST, 3)
+        sim[d] = max(0.0, values[:, :, 0].max())
+        marg[:, d] = np.maximum(values[:, :, 1].max(axis=1), -values[:, :, 2].min(axis=1))
+    marg = marg.reshape(-1)
+    # then every entry whose gap to the row, times the row's largest weight, beats it
+    z = zt.ravel()
+    low_z = z - _reach(marg, np.repeat(w_top[1], b), z)  # pos: entries at or below it may count
+    high_z = z + _reach(marg, np.repeat(w_top[2], b), z)  # neg: entries at or above it
+    low = np.empty(p * b, dtype=np.int64)
+    high = np.empty(p * b, dtype=np.int64)
+    for d in range(b):
+        lane = slice(d, None, b)
+        low[lane] = np.searchsorted(z_sorted[:, d], low_z[lane], side="right")
+        high[lane] = np.searchsorted(z_sorted[:, d], high_z[lane], side="left")
+    pos_len = np.clip(low - FIRST, 0, None)
+    neg_start = np.maximum(high, FIRST)
+    neg_len = np.clip(p - FIRST - neg_start, 0, None)
+    # a row with a small family (a clear leader's pos, a clear laggard's neg) has few
+    # members among many candidates: its members in every draw cost less
+    for lengths, fam, sign in ((pos_len, fam_pos, 1.0), (neg_len, fam_neg, -1.0)):
+        few = np.flatnonzero(fam.sum(axis=1) * b < GATHER_COST * lengths.reshape(p, b).sum(axis=1))
+        lengths.reshape(p, b)[few] = 0
+        _members(zt, w, fam, few, sign, marg.reshape(p, b))
+    _evaluate(zt, z_sorted, weights, order, rows, draws, np.full(p * b, FIRST), pos_len, marg, sim)
+    _evaluate(zt, z_sorted, weights, order, rows, draws, neg_start, neg_len, marg, sim)
+    # the simultaneous family: rows and entries that may beat the final maximum of the draw
+    z_low = z_sorted[0]
+    bound = np.maximum(zt - z_low, 0.0) * w_top[0][:, None]  # (p, b)
+    j, d = np.nonzero(bound > sim)
+    if j.size:
+        low_z = zt[j, d] - _reach(sim[d], w_top[0][j], zt[j, d])
+        cut = np.array([np.searchsorted(z_sorted[:, dd], lz, side="right") for dd, lz in zip(d, low_z)], dtype=np.int64)
+        _evaluate(zt, z_sorted, weights, order, j, d, np.zeros(j.size, dtype=np.int64), cut, None, sim)
+    return sim, np.maximum(marg.reshape(p, b), 0.0)
+
+
+def _reach(found, weight, z):
+    """How far below (pos) or above (neg) a row's own Z an entry must lie for its value,
+    at most the gap times ``weight``, to beat ``found``: a little less, so that no rounding
+    of the products can leave out an entry that counts (more candidates change nothing)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        reach = np.asarray(found, dtype=np.float64) / weight * (1 - 1e-5) - np.abs(z) * 1e-6 - 1e-30
+    return np.where(weight > 0, reach, np.inf)
+
+
+def _evaluate(zt, z_sorted, weights, order, rows, draws, starts, lengths, marg, sim) -> None:
+    """Raise ``marg[row·b + draw]`` and ``sim[draw]`` to the maxima of the values of the
+    entries at sorted positions ``starts`` to ``starts + lengths`` of each (row, draw):
+    the products of :func:`dense_maxima`. ``weights[j, k]`` holds w_jk times the pair's
+    membership of the (sim, pos, neg) families: ``(d·w)·m`` and ``d·(w·m)`` are the same
+    number for m = 1 and a zero for m = 0, which never moves a maximum that starts at 0."""
+    some = lengths > 0
+    rows, draws, starts, lengths = rows[some], draws[some], starts[some], lengths[some]
+    p, b = zt.shape
+    flat_order, flat_sorted, flat_weights = order.reshape(-1), z_sorted.reshape(-1), weights.reshape(p * p, 3)
+    per = max(1, CHUNK_VALUES // 4)
+    ends = np.cumsum(lengths)
+    g0 = 0
+    while g0 < rows.size:  # groups in chunks of about ``per`` values
+        g1 = max(int(np.searchsorted(ends, (ends[g0 - 1] if g0 else 0) + per, side="right")), g0 + 1)
+        ln = lengths[g0:g1]
+        offsets = np.concatenate(([0], np.cumsum(ln)[:-1]))
+        r, d = rows[g0:g1], draws[g0:g1]
+        at = np.repeat((starts[g0:g1] - offsets) * b + d, ln) + np.arange(int(ln.sum())) * b  # (position, draw)
+        k = flat_order.take(at)
+        values = np.repeat(zt[r, d], ln) - flat_sorted.take(at)
+        values = values[:, None] * flat_weights.take(np.repeat(r * p, ln) + k, axis=0)  # S_jk in each family
+        np.maximum.at(sim, d, np.maximum.reduceat(values[:, 0], offsets))
+        if marg is not None:
+            top = np.maximum.reduceat(values[:, 1], offsets)
+            np.maximum(top, -np.minimum.reduceat(values[:, 2], offsets), out=top)
+            cell = r * b + d
+            marg[cell] = np.maximum(marg[cell], top)
+        g0 = g1
+
+
+def _members(zt, w, fam, rows, sign, marg) -> None:
+    """Raise ``marg[j]`` to the maximum over row j's family members of S_jk (``sign`` 1) or
+    of S_kj = −S_jk (``sign`` −1) in every draw, for the ``rows`` given."""
+    b = zt.shape[1]
+    j, k = np.nonzero(fam[rows])
+    if j.size == 0:
+        return
+    j = rows[j]
+    per = max(1, CHUNK_VALUES // b)
+    for s0 in range(0, j.size, per):
+        jj, kk = j[s0 : s0 + per], k[s0 : s0 + per]
+        values = zt[jj] - zt[kk]
+        values *= w[jj, kk][:, None]  # S_jk, (n, b)
+        starts = np.flatnonzero(np.r_[True, jj[1:] != jj[:-1]])
+        top = np.maximum.reduceat(values, starts) if sign > 0 else -np.minimum.reduceat(values, starts)
+        marg[jj[starts]] = np.maximum(marg[jj[starts]], top)

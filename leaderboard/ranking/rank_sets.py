@@ -138,9 +138,16 @@ def rank_sets_from_factors(
     return RankSets(*out)
 
 
-def pair_statistics(est: np.ndarray, f: np.ndarray, df: float | None) -> tuple[np.ndarray, np.ndarray]:
+def pair_statistics(
+    est: np.ndarray, f: np.ndarray, df: float | None, beyond: float | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """``(z, w)``: z_jk (t_jk on the normal scale, see the module) and w_jk = 1/σ_jk
-    (0 where σ_jk = 0: two entries that cannot differ by chance)."""
+    (0 where σ_jk = 0: two entries that cannot differ by chance).
+
+    z is antisymmetric (t_kj = −t_jk exactly: σ is symmetric, the Gram matrix ``f fᵀ``
+    too), so the t tails are taken for one triangle only. With ``beyond``, a |t| whose z
+    is surely above ``beyond`` (by 0.5, beyond rounding) gets ±inf rather than its z:
+    the caller compares z only with critical values below ``beyond``."""
     sq = np.einsum("ij,ij->i", f, f)
     var = np.clip(sq[:, None] + sq[None, :] - 2.0 * (f @ f.T), 0.0, None)
     sd = np.sqrt(var)
@@ -150,15 +157,34 @@ def pair_statistics(est: np.ndarray, f: np.ndarray, df: float | None) -> tuple[n
         w = np.where(sd > 0, 1.0 / sd, 0.0)
     t = np.nan_to_num(t, nan=0.0)  # equal estimates with no spread: not different
     if df is not None and np.isfinite(df):
+        upper = np.triu_indices(est.size, 1)
+        tu = t[upper]
+        size = np.abs(tu)
+        near = size <= _t_beyond(df, beyond) if beyond is not None else np.ones(size.shape, dtype=bool)
         # Φ⁻¹ of the t probability, computed from the smaller tail for accuracy
-        t = np.sign(t) * -special.ndtri(special.stdtr(df, -np.abs(t)))
+        zu = np.sign(tu) * np.inf
+        zu[near] = np.sign(tu[near]) * -special.ndtri(special.stdtr(df, -size[near]))
+        t[upper] = zu
+        t.T[upper] = -zu
     np.fill_diagonal(t, -np.inf)  # no entry is compared with itself
     return t, w.astype(np.float32)
 
 
+def _t_beyond(df: float, z: float) -> float:
+    """A t whose z on the normal scale (``df`` degrees of freedom) is above ``z + 0.5``;
+    every larger t's z is too (the t tail falls with t)."""
+    t = z + 0.5
+    while -special.ndtri(special.stdtr(df, -t)) <= z + 0.5:
+        t *= 1.25
+    return t
+
+
 def _sets(est, f, df, level, draws, seed, stepdown, work):
     p = est.size
-    z, w = pair_statistics(est, f, df)
+    # critical values never exceed the largest Bonferroni value or the largest draw maximum:
+    # z beyond both only needs its sign (checked below, else z is taken in full)
+    beyond = float(-special.ndtri((1.0 - level) / max(p * (p - 1), 1))) + 1.0
+    z, w = pair_statistics(est, f, df, beyond)
     rej_sim = np.zeros((p, p), dtype=bool)  # [j, k]: j declared better than k (simultaneous)
     rej_pos = np.zeros((p, p), dtype=bool)  # [j, k]: in j's marginal family, j better than k
     rej_neg = np.zeros((p, p), dtype=bool)  # [j, k]: in j's marginal family, k better than j
@@ -176,6 +202,9 @@ def _sets(est, f, df, level, draws, seed, stepdown, work):
             b = int(max(MIN_DRAWS, min(draws, work // (p * (p - 1))))) if draws > MIN_DRAWS else draws
             g = np.random.default_rng(seed).standard_normal((b, f.shape[1]))
             maxima = FamilyMaxima(np.ascontiguousarray((f @ g.T).astype(np.float32)), w, *fams)
+            if max(float(maxima.sim.max(initial=0.0)), float(maxima.marg.max(initial=0.0))) >= beyond:
+                z, _ = pair_statistics(est, f, df)  # a critical value may reach the cut: every z in full
+                z_back = z.T
         else:
             maxima.remove(*new, *fams)
         c_sim, c_marg = maxima.quantiles(level)

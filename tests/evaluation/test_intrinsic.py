@@ -3,6 +3,7 @@ hand-computed values and scipy."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -60,3 +61,29 @@ def test_the_evidence_of_an_evaluation_from_a_scorer():
     assert seen[1] == ["one", "two"]  # as many train documents as test ones
     assert evidence["contamination"]["n_test"] == evidence["contamination"]["n_train"] == 2
     assert intrinsic_evidence(scorer, [], ["a"]) == {}
+
+
+def test_the_evidence_is_reused_for_the_same_weights_and_documents(tmp_path, monkeypatch):
+    from evaluation.intrinsic import CACHE_ENV, intrinsic_evidence
+
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
+    seen = []
+
+    def scorer(texts):  # a different probability per call: a recomputation would show
+        seen.append(list(texts))
+        return [[-0.1 * len(seen)] * len(t) for t in texts]
+
+    weights = ("org/model", "a" * 40, "transformers", "torch.float32")
+    docs = (["first test", "second test"], ["first train", "second train"])
+    first = intrinsic_evidence(scorer, *docs, weights=weights)
+    assert len(seen) == 2 and intrinsic_evidence(scorer, *docs, weights=weights) == first and len(seen) == 2
+    other = intrinsic_evidence(scorer, *docs, weights=(*weights[:3], "torch.bfloat16"))  # another dtype
+    assert len(seen) == 4 and other != first
+    intrinsic_evidence(scorer, ["first test", "another"], docs[1], weights=weights)  # other documents
+    assert len(seen) == 6
+    for _ in range(2):  # weights without a commit are never reused
+        intrinsic_evidence(scorer, *docs, weights=("org/model", None, "transformers", "torch.float32"))
+    assert len(seen) == 10
+    (stored,) = [p for p in tmp_path.iterdir() if p.read_text() == json.dumps(first)]
+    stored.write_text("{not json")  # a damaged file is recomputed, not trusted
+    assert intrinsic_evidence(scorer, *docs, weights=weights)["intrinsic"]["nats"] != first["intrinsic"]["nats"]

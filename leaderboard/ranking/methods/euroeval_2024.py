@@ -218,8 +218,7 @@ def rank_language_board(
     )
     weights = dataset_weights(dataset_tasks)
     theta, factors, df = paired_factors(scores, weights)
-    contrast = board_contrast(mean, var, cnt, weights)
-    contrast = Contrast(contrast.diff, contrast.var, theta, factors, df)
+    contrast = board_contrast(mean, var, cnt, weights).with_factors(theta, factors, df)
     return _with_interval(lang, reps, contrast, tasks=tasks, task_rank_scores=task_scores, dataset_rank_scores=ds.T)
 
 
@@ -262,7 +261,9 @@ def _with_interval(points: np.ndarray, reps: np.ndarray, contrast: Contrast | No
         theta = np.where(np.isfinite(points), contrast.scores, np.nan)
         sets = rank_sets_from_factors(theta, contrast.factors, df=contrast.df)
         # an entry ranked without a paired score (an iteration too few): pair by pair
-        ranks = np.where(sets.marginal_low > 0, sets.marginal_low, upper_bound_ranks(points, contrast))
+        ranks = sets.marginal_low.copy()
+        if (np.isfinite(points) & (ranks == 0)).any():  # pair by pair only where it is needed
+            ranks = np.where(ranks > 0, ranks, upper_bound_ranks(points, contrast))
     elif contrast is not None:
         ranks = upper_bound_ranks(points, contrast)
     else:
