@@ -33,6 +33,7 @@ from evaluation.datasets import SPLITS, LoadedDataset, load_dataset
 from evaluation.errors import DatasetNotFound, EvaluationError, InvalidDataset
 from evaluation.examples import build_examples, write_examples
 from evaluation.intrinsic import TEXTS, intrinsic_evidence
+from evaluation.measurement import DatasetMeter, MeteredBackend, can_measure
 from evaluation.metrics import compute_task_metrics, totals
 from evaluation.models import ModelInfo, local_weights, resolve_model
 from evaluation.prompts import TaskFormat, fit_prompt
@@ -67,6 +68,7 @@ class EvaluationSettings:
     output_dir: str | Path | None = None  # where per-sample prediction files go
     validation_split: bool = False
     intrinsic: bool = True  # decoders: bits per byte and the membership probe (evaluation/intrinsic.py)
+    efficiency: bool = True  # measure what each dataset cost (evaluation/measurement.py)
 
 
 ProgressFn = Callable[[str, int, int], None]
@@ -233,6 +235,8 @@ def evaluate_dataset(
     on_progress: ProgressFn | None = None,
 ) -> tuple[dict, list[dict], list[dict]]:
     cache = cache if cache is not None else OutputCache()
+    meter = DatasetMeter(backend).start() if settings.efficiency and can_measure(backend) else None
+    model = MeteredBackend(backend, meter) if meter else backend  # what the task code calls
     ds_info = dataset.info
     spec = engine_task(ds_info.task)
     fmt = TaskFormat(spec.name, _prompt_language(ds_info), ds_info.labels)
@@ -248,7 +252,7 @@ def evaluate_dataset(
     num_shots = spec.num_shots if settings.few_shot else 0
     max_prompt_tokens = max(16, backend.max_context - spec.max_new_tokens)
 
-    predictor = Predictor(backend, style, spec.max_new_tokens, cache)
+    predictor = Predictor(model, style, spec.max_new_tokens, cache)
 
     def render(shots, row):
         return fmt.render_base(shots, row) if style == "base" else backend.render_chat(fmt.messages(shots, row))
@@ -299,10 +303,11 @@ def evaluate_dataset(
     if valid_flags:
         record["structured_output_valid"] = float(np.mean(valid_flags))
     examples = build_examples(spec.kind, fmt, rows, predictions, split=eval_split)
-    scorer = getattr(backend, "token_logprobs", None)
+    scorer = getattr(model, "token_logprobs", None)
     if scorer is not None and settings.intrinsic:
         documents = [fmt.document(r) for r in rows[:TEXTS]], [fmt.document(r) for r in train[:TEXTS]]
         record.update(intrinsic_evidence(scorer, *documents))
+    record["efficiency"] = meter.finish() if meter else None  # evaluation/efficiency.py
     return record, predictions, examples
 
 
@@ -416,6 +421,7 @@ def build_record(
         "shot_ids": shot_ids,
         "versions": package_versions(),
         "predictions_file": None,
+        "efficiency": None,  # what it cost (evaluation/measurement.py), where it was measured
         "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
 
