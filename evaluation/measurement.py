@@ -6,7 +6,7 @@ the model (through :class:`MeteredBackend`, which the runner hands to the task c
 of the backend), and the batches the backend reports in its ``usage``
 (:class:`evaluation.backends.base.Usage`).
 
-Definitions (docs/methodology.md, "Efficiency"):
+Definitions (what the site's methodology page explains):
 
 - ``wall_seconds``: the dataset from its first prompt to its record, everything included;
   ``load_seconds``: the backend loading the model (``backend.load_seconds``), once per run and

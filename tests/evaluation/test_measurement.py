@@ -141,3 +141,49 @@ def test_rapl_energy_sums_packages_and_survives_a_wrap(tmp_path):
     missing.start()
     joules, reason = missing.stop()
     assert joules is None and "no RAPL" in reason
+
+
+def test_a_remote_server_reports_its_own_token_counts():
+    """The openai backend against a real local HTTP server that answers with ``usage``: its
+    counts are taken, the device is remote and memory is not claimed."""
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from evaluation.backends.openai import OpenAIBackend
+    from evaluation.measurement import DatasetMeter, MeteredBackend
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):
+            payload = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            time.sleep(0.3)
+            body = {
+                "choices": [{"text": "correct"}],
+                "usage": {"prompt_tokens": len(payload["prompt"]), "completion_tokens": 2},
+            }
+            data = json.dumps(body).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 8130), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        backend = OpenAIBackend("http://127.0.0.1:8130/v1", model="test/remote", concurrency=2)
+        meter = DatasetMeter(backend).start()
+        prompts = ["one two", "three four five", "six"]
+        assert MeteredBackend(backend, meter).generate(prompts, 4) == ["correct"] * 3
+        eff = meter.finish()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert eff["hardware"]["device"] == "remote" and eff["hardware"]["class"] == "remote:openai"
+    assert eff["prompt_tokens"] == sum(len(p) for p in prompts) and eff["generated_tokens"] == 6
+    assert eff["examples"] == 3 and eff["latency_ms"]["median"] == pytest.approx(300, rel=0.5)
+    assert eff["peak_memory_bytes"] is None and eff["peak_memory_kind"] is None
+    assert eff["energy_joules"] is None and "remote server" in eff["energy_unavailable_reason"]
