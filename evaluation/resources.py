@@ -53,7 +53,21 @@ class ResidentPeak:
         return pages * os.sysconf("SC_PAGE_SIZE")
 
 
-class TreeResidentPeak:
+class _SampledPeak:
+    """The peak of ``_read()`` sampled by a thread between ``start`` and ``stop``."""
+
+    def _read(self) -> int:
+        raise NotImplementedError
+
+    def start(self) -> None:
+        self._sampler = _Sampler(self._read)
+        self._sampler.start()
+
+    def stop(self) -> int:
+        return self._sampler.stop()
+
+
+class TreeResidentPeak(_SampledPeak):
     """Resident memory of this process and its children together, sampled (psutil)."""
 
     kind = "resident"
@@ -62,9 +76,8 @@ class TreeResidentPeak:
         import psutil
 
         self.process = psutil.Process()
-        self._sampler = _Sampler(self._resident)
 
-    def _resident(self) -> int:
+    def _read(self) -> int:
         import psutil
 
         total = 0
@@ -74,13 +87,6 @@ class TreeResidentPeak:
             except psutil.Error:  # a child that ended meanwhile
                 continue
         return total
-
-    def start(self) -> None:
-        self._sampler = _Sampler(self._resident)
-        self._sampler.start()
-
-    def stop(self) -> int:
-        return self._sampler.stop()
 
 
 class CudaPeak:
@@ -97,24 +103,16 @@ class CudaPeak:
         return sum(self.torch.cuda.max_memory_allocated(k) for k in range(self.torch.cuda.device_count()))
 
 
-class NvmlPeak:
+class NvmlPeak(_SampledPeak):
     """Used memory of the GPUs, sampled (the model lives in another process of this machine)."""
 
     kind = "gpu"
 
     def __init__(self, nvml, handles):
         self.nvml, self.handles = nvml, handles
-        self._sampler = _Sampler(self._used)
 
-    def _used(self) -> int:
+    def _read(self) -> int:
         return sum(int(self.nvml.nvmlDeviceGetMemoryInfo(h).used) for h in self.handles)
-
-    def start(self) -> None:
-        self._sampler = _Sampler(self._used)
-        self._sampler.start()
-
-    def stop(self) -> int:
-        return self._sampler.stop()
 
 
 class NoMemory:

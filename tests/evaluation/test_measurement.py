@@ -15,7 +15,7 @@ from evaluation.datasets import load_dataset
 from evaluation.efficiency import validate_efficiency
 from evaluation.hardware import CpuDevice, RunSettings
 from evaluation.models import ModelInfo
-from evaluation.resources import RaplEnergy, ResidentPeak
+from evaluation.resources import RaplEnergy, ResidentPeak, TreeResidentPeak
 from evaluation.runner import EvaluationSettings, evaluate_dataset
 
 ANSWER_TOKENS = 3
@@ -187,3 +187,14 @@ def test_a_remote_server_reports_its_own_token_counts():
     assert eff["examples"] == 3 and eff["latency_ms"]["median"] == pytest.approx(300, rel=0.5)
     assert eff["peak_memory_bytes"] is None and eff["peak_memory_kind"] is None
     assert eff["energy_joules"] is None and "remote server" in eff["energy_unavailable_reason"]
+
+
+def test_sampled_peak_of_the_process_tree_sees_a_block_that_is_gone_again():
+    probe = TreeResidentPeak()
+    probe.start()
+    baseline = probe._read()
+    block = bytearray(200 * 2**20)
+    block[::4096] = b"x" * len(block[::4096])
+    time.sleep(0.2)  # ten sampling periods
+    del block
+    assert probe.stop() - baseline > 150 * 2**20
