@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
@@ -55,7 +56,9 @@ class DatasetMeter:
         self.backend = backend
         self.load_seconds = float(getattr(backend, "load_seconds", 0.0))
         self.busy_seconds = 0.0
-        self.reference_tokens = 0
+        # counted beside the model (the tokenizer leaves the GIL), not in its way
+        self._counter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reference-tokens")
+        self._counts: list[Future] = []
         self.profile = backend.device_profile()
         self.memory = self.profile.memory_probe()
         self.energy = self.profile.energy_probe()
@@ -71,7 +74,14 @@ class DatasetMeter:
 
     def called(self, texts: Sequence[str], seconds: float) -> None:
         self.busy_seconds += seconds
-        self.reference_tokens += reference_tokens.count_all(texts)
+        if texts:
+            self._counts.append(self._counter.submit(reference_tokens.count_all, list(texts)))
+
+    def _reference_tokens(self) -> int:
+        try:
+            return sum(count.result() for count in self._counts)
+        finally:
+            self._counter.shutdown()
 
     def finish(self) -> dict:
         wall = time.perf_counter() - self.started
@@ -83,6 +93,7 @@ class DatasetMeter:
         latencies = [b.seconds for b in batches for _ in range(b.inputs)]
         largest = max((b.inputs for b in batches), default=None)
         settings = self.backend.run_settings()
+        reference = self._reference_tokens()
         efficiency = {
             "schema_version": SCHEMA_VERSION,
             "hardware": hardware(self.profile, settings, largest),
@@ -92,7 +103,7 @@ class DatasetMeter:
             "prompt_tokens": prompt,
             "generated_tokens": generated,
             "reference_tokenizer": reference_tokens.NAME,
-            "reference_prompt_tokens": self.reference_tokens,
+            "reference_prompt_tokens": reference,
             "prompt_tokens_per_second": per_second(prompt, self.busy_seconds),
             "generated_tokens_per_second": per_second(generated, self.busy_seconds),
             "latency_ms": latency_ms(latencies),
