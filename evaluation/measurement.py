@@ -54,7 +54,6 @@ def can_measure(backend) -> bool:
 class DatasetMeter:
     def __init__(self, backend):
         self.backend = backend
-        self.load_seconds = float(getattr(backend, "load_seconds", 0.0))
         self.busy_seconds = 0.0
         # counted beside the model (the tokenizer leaves the GIL), not in its way
         self._counter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reference-tokens")
@@ -98,7 +97,7 @@ class DatasetMeter:
             "schema_version": SCHEMA_VERSION,
             "hardware": hardware(self.profile, settings, largest),
             "wall_seconds": round(wall, 4),
-            "load_seconds": round(self.load_seconds, 4),
+            "load_seconds": round(float(getattr(self.backend, "load_seconds", 0.0)), 4),
             "examples": len(latencies),
             "prompt_tokens": prompt,
             "generated_tokens": generated,

@@ -170,7 +170,7 @@ def _evaluate_encoder(info, loaded, settings, on_record, on_progress) -> list[di
     """Encoders are fine-tuned per iteration (evaluation.finetune), on the same resamples."""
     from types import SimpleNamespace
 
-    from evaluation.finetune import evaluate_encoder_dataset
+    from evaluation.finetune import FineTuneRun, evaluate_encoder_dataset
 
     model_dir = str(local_weights(info))
     records = []
@@ -184,6 +184,8 @@ def _evaluate_encoder(info, loaded, settings, on_record, on_progress) -> list[di
         sizes = {split: len(splits[split]) for split in SPLITS}
         indices = bootstrap_indices(sizes, settings.iterations)
         answers: list[dict] = []
+        run = FineTuneRun(_training_device()) if settings.efficiency else None
+        meter = DatasetMeter(run).start() if run else None
         raw = evaluate_encoder_dataset(
             model_dir,
             ds_info,
@@ -194,20 +196,25 @@ def _evaluate_encoder(info, loaded, settings, on_record, on_progress) -> list[di
             device=_training_device(),
             progress=(lambda done, total, name=ds_info.name: on_progress(name, done, total)) if on_progress else None,
             answers=answers,
+            run=run,
         )
+        spec = get_task(ds_info.task)
+        fmt = TaskFormat.dataset_text(spec.name, ds_info.labels)  # encoders need no prompts
         record = build_record(
             info,
             ds_info,
-            get_task(ds_info.task).name,
+            spec.name,
             raw,
             settings,
             SimpleNamespace(name="transformers"),
             "finetune",
             [[] for _ in raw],
         )
+        if meter is not None:
+            for ids, seconds in run.predicted:  # the texts each prediction pass read, in GPT-2 tokens
+                meter.called([fmt.document(rows[j]) for j in ids], seconds)
+            record["efficiency"] = meter.finish()
         if settings.output_dir:
-            spec = get_task(ds_info.task)
-            fmt = TaskFormat.dataset_text(spec.name, ds_info.labels)  # encoders need no prompts
             examples = build_examples(spec.kind, fmt, rows, answers, split=eval_split)
             record["examples_file"] = str(write_examples(Path(settings.output_dir), record, examples))
         records.append(record)

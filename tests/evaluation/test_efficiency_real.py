@@ -57,3 +57,17 @@ def test_the_speed_benchmark_on_a_bundled_model(smol):
         assert run["prompt_tokens_per_second"] > 0 and run["generated_tokens_per_second"] > 0
         assert run["peak_memory_bytes"] > 100 * 2**20
     assert report["model_commit"].startswith("bundled:") and report["hardware"]["batch_size"] == 2
+
+
+def test_an_encoder_evaluation_writes_its_efficiency_too(tmp_path):
+    out = tmp_path / "records.jsonl"
+    args = ["run", "--model", "sentence-transformers/all-MiniLM-L6-v2", "--dataset", "scala-da"]
+    assert main([*args, "--limit", "4", "--iterations", "2", "--max-train-steps", "2", "--output", str(out)]) == 0
+    (record,) = [json.loads(line) for line in out.read_text().splitlines()]
+    eff = record["efficiency"]
+    assert validate_efficiency(eff) == eff
+    assert eff["hardware"]["backend"] == "transformers (fine-tuned)" and eff["generated_tokens"] == 0
+    assert 2 <= eff["examples"] <= 8  # each iteration predicts the distinct rows of its resample of 4
+    assert 1 <= eff["hardware"]["batch_size"] <= 4
+    assert eff["prompt_tokens"] > 0 and eff["reference_prompt_tokens"] > 0 and eff["load_seconds"] > 0
+    assert eff["wall_seconds"] > eff["load_seconds"]
