@@ -48,7 +48,7 @@ def test_a_tiny_evaluation_writes_a_complete_efficiency_object(tmp_path):
 
 def test_the_speed_benchmark_on_a_bundled_model(smol):
     info, backend = smol
-    settings = SpeedSettings(lengths=(100,), batch=2, repetitions=2, min_seconds=0.0, new_tokens=4)
+    settings = SpeedSettings(lengths=(100,), batch=2, repetitions=2, min_seconds=0.0, new_tokens=2)
     report = benchmark(backend, info.model_id, info.commit_sha, settings)
     assert validate_speed_report(report) == report
     assert [(r["prompt_reference_tokens"], r["batch_size"]) for r in report["runs"]] == [(100, 1), (100, 2)]

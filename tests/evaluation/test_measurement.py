@@ -198,3 +198,26 @@ def test_sampled_peak_of_the_process_tree_sees_a_block_that_is_gone_again():
     time.sleep(0.2)  # ten sampling periods
     del block
     assert probe.stop() - baseline > 150 * 2**20
+
+
+@pytest.mark.parametrize(
+    ("model", "message"),
+    [
+        ("nobody/nothing", "is not available"),
+        ("sentence-transformers/all-MiniLM-L6-v2", "is an encoder"),
+        ("not a model id", "is not a Hugging Face model id"),
+    ],
+)
+def test_the_speed_command_says_clearly_which_models_it_cannot_run(model, message, capsys, monkeypatch):
+    from evaluation.__main__ import main
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert main(["speed", "--model", model]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_the_speed_prompts_are_exactly_their_length_in_gpt2_tokens():
+    from evaluation.speed import prompt_of
+
+    for length in (100, 1000):
+        assert reference_tokens.count(prompt_of(length)) == length
