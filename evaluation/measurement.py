@@ -24,6 +24,7 @@ Definitions (what the site's methodology page explains):
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -33,6 +34,8 @@ import numpy as np
 from evaluation import reference_tokens
 from evaluation.efficiency import SCHEMA_VERSION, validate_efficiency
 from evaluation.hardware import hardware
+
+log = logging.getLogger(__name__)
 
 
 def latency_ms(seconds: Sequence[float]) -> dict:
@@ -82,7 +85,16 @@ class DatasetMeter:
         finally:
             self._counter.shutdown()
 
-    def finish(self) -> dict:
+    def finish(self) -> dict | None:
+        """The dataset's efficiency object; ``None`` (and a warning) if measuring it failed:
+        what an evaluation cost never costs the evaluation itself."""
+        try:
+            return self._finish()
+        except Exception as exc:
+            log.warning("the efficiency of this dataset could not be measured: %s", exc)
+            return None
+
+    def _finish(self) -> dict:
         wall = time.perf_counter() - self.started
         peak = self.memory.stop()
         joules, reason = self.energy.stop()

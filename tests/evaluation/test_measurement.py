@@ -221,3 +221,12 @@ def test_the_speed_prompts_are_exactly_their_length_in_gpt2_tokens():
 
     for length in (100, 1000):
         assert reference_tokens.count(prompt_of(length)) == length
+
+
+def test_a_measurement_that_fails_costs_the_evaluation_nothing():
+    class Broken(TimedBackend):
+        def run_settings(self):
+            return RunSettings(backend="bad\x00name", dtype="float32")  # refused by the validator
+
+    record = _evaluate(Broken(), limit=2, iterations=1)
+    assert record["efficiency"] is None and record["results"]["raw"]
