@@ -1,6 +1,7 @@
 """``python -m evaluation run --model HUB_ID --dataset NAME [...] --output FILE``, and
 ``python -m evaluation examine --examiner M --examinee A [...] --language da --output FILE``
-(language models as examiners: :mod:`evaluation.examiner`).
+(language models as examiners: :mod:`evaluation.examiner`), and
+``python -m evaluation speed --model M [--output FILE]`` (the speed benchmark: :mod:`evaluation.speed`).
 
 Appends one EuroEval result record (JSON line) per dataset to FILE, and writes the
 per-sample predictions beside it (``<FILE stem>.predictions/<model>.<dataset>.predictions.jsonl``).
@@ -67,7 +68,42 @@ def build_parser() -> argparse.ArgumentParser:
         "--resident-models", type=int, default=0, help="at most N local models in memory at once (default: all)"
     )
     exam.add_argument("--output", required=True, help="JSONL file the exam is written to (replaced)")
+
+    speed = sub.add_parser("speed", help="the speed benchmark: fixed prompts of 100 and 1,000 GPT-2 tokens")
+    speed.add_argument("--model", required=True)
+    speed.add_argument("--revision", default="main")
+    speed.add_argument("--backend", default="transformers", help="transformers | vllm | openai:URL")
+    speed.add_argument("--batch", type=int, default=8, help="the larger batch tried (halved until it fits)")
+    speed.add_argument("--repetitions", type=int, default=10, help="timed runs per configuration at most")
+    speed.add_argument("--seconds", type=float, default=10.0, help="or stop a configuration after this long")
+    speed.add_argument("--new-tokens", type=int, default=32, help="generated tokens per prompt at most")
+    speed.add_argument("--trust-remote-code", action="store_true")
+    speed.add_argument("--output", default=None, help="JSON file for the report (default: standard output)")
     return parser
+
+
+def speed(args: argparse.Namespace) -> int:
+    from evaluation.speed import SpeedSettings, run_speed
+
+    if args.batch < 1 or args.repetitions < 1 or args.new_tokens < 1 or not args.seconds >= 0:
+        raise EvaluationError("--batch, --repetitions and --new-tokens must be positive, --seconds not negative")
+    settings = SpeedSettings(
+        batch=args.batch, repetitions=args.repetitions, min_seconds=args.seconds, new_tokens=args.new_tokens
+    )
+    report = run_speed(
+        args.model,
+        settings,
+        backend_name=args.backend,
+        revision=args.revision,
+        trust_remote_code=args.trust_remote_code,
+    )
+    text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    if args.output:
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
 
 
 class _Progress:
@@ -151,9 +187,9 @@ def examine(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     args = build_parser().parse_args(argv)
-    if args.command == "examine":
+    if args.command in ("examine", "speed"):
         try:
-            return examine(args)
+            return examine(args) if args.command == "examine" else speed(args)
         except EvaluationError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2

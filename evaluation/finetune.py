@@ -12,12 +12,14 @@ Helpers live in :mod:`evaluation.encoders` (heads, training loop, NER alignment,
 from __future__ import annotations
 
 import logging
+import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from evaluation.backends.base import Usage
 from evaluation.encoders.heads import Head, head_for, needs_prefix_space
 from evaluation.encoders.training import (
     DEFAULT_EVAL_EVERY,
@@ -94,6 +96,38 @@ def make_head(model_dir: str, dataset_info: Any, train_rows: Sequence[dict]) -> 
     )
 
 
+class FineTuneRun:
+    """What an encoder's evaluation computed, for its efficiency object (evaluation/measurement.py):
+    each iteration's prediction pass over its test rows is one batch (each row's latency is that
+    pass's time), and the model loads (a fresh head per iteration) are ``load_seconds``."""
+
+    name = "transformers (fine-tuned)"
+
+    def __init__(self, device: str):
+        self.device = device
+        self.usage = Usage()
+        self.load_seconds = 0.0
+        self.predicted: list[tuple[list[int], float]] = []  # test rows of each pass, its seconds
+
+    def device_profile(self):
+        from evaluation.hardware import CpuDevice, CudaDevice
+
+        return CudaDevice() if self.device == "cuda" else CpuDevice()
+
+    def run_settings(self):
+        from evaluation.hardware import RunSettings
+
+        return RunSettings(backend=self.name, dtype="float32")
+
+    def predict(self, head: Head, model, rows: Sequence[dict], ids: list[int], batch, tokens: list[int]) -> list:
+        started = time.perf_counter()
+        out = head.predict(model, [rows[j] for j in ids], batch, self.device)
+        seconds = time.perf_counter() - started
+        self.usage.add(len(ids), seconds, sum(tokens[j] for j in ids))
+        self.predicted.append((ids, seconds))
+        return out
+
+
 def _resampled(features: Sequence[list[dict]], idx: np.ndarray) -> list[dict]:
     return [feature for j in idx for feature in features[int(j)]]
 
@@ -143,6 +177,7 @@ def evaluate_encoder_dataset(
     eval_every: int = DEFAULT_EVAL_EVERY,
     reports: list[TrainingReport] | None = None,
     answers: list[dict] | None = None,
+    run: FineTuneRun | None = None,
 ) -> list[dict[str, float]]:
     """Fine-tune and score ``iterations`` times; one metric dict per iteration.
 
@@ -152,6 +187,7 @@ def evaluate_encoder_dataset(
     after each iteration. Training reports are appended to ``reports`` when given, and
     each iteration's answer per test row drawn to ``answers`` (``iteration``, ``row``,
     ``times`` drawn, ``prediction``: what :func:`evaluation.examples.build_examples` reads).
+    ``run`` records the model loads and prediction passes (their time and tokens).
     """
     import torch
 
@@ -165,11 +201,15 @@ def evaluate_encoder_dataset(
     settings = TrainingSettings(max_steps=max_steps, eval_every=eval_every)
     batch = BatchSize(settings.batch_size)
     test_rows = splits["test"]
+    tokens = [sum(len(f["input_ids"]) for f in feats) for feats in head.encode(test_rows)] if run else []
     scores = []
     for i in range(iterations):
         seed = BASE_SEED + i
         torch.manual_seed(seed)  # the fresh head's initialisation
+        started = time.perf_counter()
         model = _load_model(head, model_dir, device)
+        if run is not None:
+            run.load_seconds += time.perf_counter() - started
         report = train(
             model,
             _resampled(train_features, indices["train"][i]),
@@ -182,7 +222,11 @@ def evaluate_encoder_dataset(
         )
         test_idx = np.asarray(indices["test"][i])
         unique = np.unique(test_idx)  # resamples repeat rows: predict each row once
-        predictions = dict(zip(unique.tolist(), head.predict(model, [test_rows[j] for j in unique], batch, device)))
+        ids = unique.tolist()
+        if run is not None:
+            predictions = dict(zip(ids, run.predict(head, model, test_rows, ids, batch, tokens)))
+        else:
+            predictions = dict(zip(ids, head.predict(model, [test_rows[j] for j in ids], batch, device)))
         if answers is not None:  # per-example evidence (evaluation/examples.py)
             times = Counter(test_idx.tolist())
             answers.extend(

@@ -33,6 +33,7 @@ from evaluation.datasets import SPLITS, LoadedDataset, load_dataset
 from evaluation.errors import DatasetNotFound, EvaluationError, InvalidDataset
 from evaluation.examples import build_examples, write_examples
 from evaluation.intrinsic import TEXTS, intrinsic_evidence
+from evaluation.measurement import DatasetMeter, MeteredBackend, can_measure
 from evaluation.metrics import compute_task_metrics, totals
 from evaluation.models import ModelInfo, local_weights, resolve_model
 from evaluation.prompts import TaskFormat, fit_prompt
@@ -67,6 +68,7 @@ class EvaluationSettings:
     output_dir: str | Path | None = None  # where per-sample prediction files go
     validation_split: bool = False
     intrinsic: bool = True  # decoders: bits per byte and the membership probe (evaluation/intrinsic.py)
+    efficiency: bool = True  # measure what each dataset cost (evaluation/measurement.py)
 
 
 ProgressFn = Callable[[str, int, int], None]
@@ -168,7 +170,7 @@ def _evaluate_encoder(info, loaded, settings, on_record, on_progress) -> list[di
     """Encoders are fine-tuned per iteration (evaluation.finetune), on the same resamples."""
     from types import SimpleNamespace
 
-    from evaluation.finetune import evaluate_encoder_dataset
+    from evaluation.finetune import FineTuneRun, evaluate_encoder_dataset
 
     model_dir = str(local_weights(info))
     records = []
@@ -182,6 +184,8 @@ def _evaluate_encoder(info, loaded, settings, on_record, on_progress) -> list[di
         sizes = {split: len(splits[split]) for split in SPLITS}
         indices = bootstrap_indices(sizes, settings.iterations)
         answers: list[dict] = []
+        run = FineTuneRun(_training_device()) if settings.efficiency else None
+        meter = DatasetMeter(run).start() if run else None
         raw = evaluate_encoder_dataset(
             model_dir,
             ds_info,
@@ -192,20 +196,25 @@ def _evaluate_encoder(info, loaded, settings, on_record, on_progress) -> list[di
             device=_training_device(),
             progress=(lambda done, total, name=ds_info.name: on_progress(name, done, total)) if on_progress else None,
             answers=answers,
+            run=run,
         )
+        spec = get_task(ds_info.task)
+        fmt = TaskFormat.dataset_text(spec.name, ds_info.labels)  # encoders need no prompts
         record = build_record(
             info,
             ds_info,
-            get_task(ds_info.task).name,
+            spec.name,
             raw,
             settings,
             SimpleNamespace(name="transformers"),
             "finetune",
             [[] for _ in raw],
         )
+        if meter is not None:
+            for ids, seconds in run.predicted:  # the texts each prediction pass read, in GPT-2 tokens
+                meter.called([fmt.document(rows[j]) for j in ids], seconds)
+            record["efficiency"] = meter.finish()
         if settings.output_dir:
-            spec = get_task(ds_info.task)
-            fmt = TaskFormat.dataset_text(spec.name, ds_info.labels)  # encoders need no prompts
             examples = build_examples(spec.kind, fmt, rows, answers, split=eval_split)
             record["examples_file"] = str(write_examples(Path(settings.output_dir), record, examples))
         records.append(record)
@@ -233,6 +242,8 @@ def evaluate_dataset(
     on_progress: ProgressFn | None = None,
 ) -> tuple[dict, list[dict], list[dict]]:
     cache = cache if cache is not None else OutputCache()
+    meter = DatasetMeter(backend).start() if settings.efficiency and can_measure(backend) else None
+    model = MeteredBackend(backend, meter) if meter else backend  # what the task code calls
     ds_info = dataset.info
     spec = engine_task(ds_info.task)
     fmt = TaskFormat(spec.name, _prompt_language(ds_info), ds_info.labels)
@@ -248,7 +259,7 @@ def evaluate_dataset(
     num_shots = spec.num_shots if settings.few_shot else 0
     max_prompt_tokens = max(16, backend.max_context - spec.max_new_tokens)
 
-    predictor = Predictor(backend, style, spec.max_new_tokens, cache)
+    predictor = Predictor(model, style, spec.max_new_tokens, cache)
 
     def render(shots, row):
         return fmt.render_base(shots, row) if style == "base" else backend.render_chat(fmt.messages(shots, row))
@@ -299,11 +310,12 @@ def evaluate_dataset(
     if valid_flags:
         record["structured_output_valid"] = float(np.mean(valid_flags))
     examples = build_examples(spec.kind, fmt, rows, predictions, split=eval_split)
-    scorer = getattr(backend, "token_logprobs", None)
+    scorer = getattr(model, "token_logprobs", None)
     if scorer is not None and settings.intrinsic:
         documents = [fmt.document(r) for r in rows[:TEXTS]], [fmt.document(r) for r in train[:TEXTS]]
         weights = (info.model_id, info.commit_sha, backend.name, str(getattr(backend, "dtype", "")))
         record.update(intrinsic_evidence(scorer, *documents, weights=weights))
+    record["efficiency"] = meter.finish() if meter else None  # evaluation/efficiency.py
     return record, predictions, examples
 
 
@@ -417,6 +429,7 @@ def build_record(
         "shot_ids": shot_ids,
         "versions": package_versions(),
         "predictions_file": None,
+        "efficiency": None,  # what it cost (evaluation/measurement.py), where it was measured
         "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
 

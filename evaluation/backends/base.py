@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -14,6 +15,34 @@ class Sampling:
     seed: int
     temperature: float = 0.8
     top_p: float = 0.95
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Inputs a backend computed together, and what that took."""
+
+    inputs: int
+    seconds: float
+    prompt_tokens: int  # the model's own tokenizer
+    generated_tokens: int = 0  # the answers' tokens (a stop token not counted)
+
+
+class Usage:
+    """What a backend computed, batch by batch: the backend adds, a meter drains
+    (:mod:`evaluation.measurement`). Thread-safe: the openai backend adds from its workers."""
+
+    def __init__(self) -> None:
+        self._batches: list[Batch] = []
+        self._lock = threading.Lock()
+
+    def add(self, inputs: int, seconds: float, prompt_tokens: int, generated_tokens: int = 0) -> None:
+        with self._lock:
+            self._batches.append(Batch(inputs, seconds, prompt_tokens, generated_tokens))
+
+    def drain(self) -> list[Batch]:
+        with self._lock:
+            batches, self._batches = self._batches, []
+        return batches
 
 
 @runtime_checkable
@@ -51,6 +80,11 @@ class Backend(Protocol):
     # Optional: ``token_logprobs(texts) -> list[list[float]]``, each token's log-probability
     # given the tokens before it (evaluation/intrinsic.py: bits per byte, the membership
     # probe). A backend without it skips those measures.
+    #
+    # Optional, for the efficiency record (evaluation/measurement.py): ``usage`` (a Usage the
+    # backend adds every batch to), ``device_profile()`` (evaluation.hardware: where the model
+    # runs, and how to measure it) and ``run_settings()`` (a hardware.RunSettings). A backend
+    # without them gets no efficiency object.
 
 
 def cut_at_stop(text: str, stops: Sequence[str] = ("\n\n",)) -> str:

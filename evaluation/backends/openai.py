@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from evaluation.backends.base import Sampling
+from evaluation.backends.base import Sampling, Usage
 from evaluation.errors import EvaluationError
 
 CHAT_MARKER = "\x00chat:"
@@ -61,6 +61,35 @@ class OpenAIBackend:
             self.tokenizer = AutoTokenizer.from_pretrained(str(tokenizer_dir))
         self.has_chat_template = bool(getattr(self.tokenizer, "chat_template", None)) if self.tokenizer else True
         self.max_context = max_context or int(os.environ.get("GLOSSA_SERVER_CONTEXT", "4096"))
+        self.usage = Usage()
+        self.load_seconds = 0.0  # the server loaded the model, out of sight
+
+    # --- efficiency (evaluation/measurement.py) ---------------------------------------------
+    def device_profile(self):
+        from evaluation.hardware import RemoteDevice
+
+        return RemoteDevice(self.name)
+
+    def run_settings(self):
+        from evaluation.hardware import RunSettings
+
+        return RunSettings(backend=self.name, dtype="unknown (server)")
+
+    def _used(self, started: float, data: dict, prompt: str, text: str) -> None:
+        """One request: the server's own token counts (``usage``) where it sends them, else the
+        local tokenizer's; without either, 0 (never a guess)."""
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+
+        def tokens(key: str, sent: str) -> int:
+            value = usage.get(key)
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                return value
+            return len(self.tokenizer(sent, add_special_tokens=False)["input_ids"]) if self.tokenizer and sent else 0
+
+        prompt_text = "" if prompt.startswith(CHAT_MARKER) else prompt
+        self.usage.add(
+            1, time.perf_counter() - started, tokens("prompt_tokens", prompt_text), tokens("completion_tokens", text)
+        )
 
     # --- text ------------------------------------------------------------------------------
     def render_chat(self, messages: list[dict]) -> str:
@@ -110,6 +139,7 @@ class OpenAIBackend:
         json_schema: dict | None = None,
         sampling: Sampling | None = None,
     ):
+        started = time.perf_counter()
         decoding = {"temperature": 0}
         if sampling is not None:
             decoding = {"temperature": sampling.temperature, "top_p": sampling.top_p, "seed": sampling.seed}
@@ -132,6 +162,7 @@ class OpenAIBackend:
             top = None
             if logprobs and choice.get("logprobs") and choice["logprobs"].get("content"):
                 top = {t["token"]: t["logprob"] for t in choice["logprobs"]["content"][0]["top_logprobs"]}
+            self._used(started, data, prompt, choice["message"]["content"] or "")
             return choice["message"]["content"] or "", top
         payload = {"model": self.model, "prompt": prompt, "max_tokens": max_tokens, **decoding}
         if logprobs:
@@ -143,6 +174,7 @@ class OpenAIBackend:
         top = None
         if logprobs and choice.get("logprobs") and choice["logprobs"].get("top_logprobs"):
             top = choice["logprobs"]["top_logprobs"][0]
+        self._used(started, data, prompt, choice.get("text") or "")
         return choice.get("text") or "", top
 
     def _map(self, fn, items):

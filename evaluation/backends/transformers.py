@@ -11,10 +11,11 @@ from __future__ import annotations
 import copy
 import json
 import os
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from evaluation.backends.base import Sampling
+from evaluation.backends.base import Sampling, Usage
 from evaluation.errors import ModelLoadError
 from evaluation.structured import close_truncated_json
 
@@ -47,6 +48,7 @@ class TransformersBackend:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
+        started = time.perf_counter()
         self.torch = torch
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self.dtype = pick_dtype(self.device)
@@ -69,6 +71,20 @@ class TransformersBackend:
         self.has_chat_template = bool(getattr(self.tokenizer, "chat_template", None))
         self._grammars: dict[str, object] = {}
         self._prefix_cache: tuple[tuple[int, ...], object] | None = None
+        self.usage = Usage()
+        self.load_seconds = time.perf_counter() - started  # weights into memory, on the device
+
+    # --- efficiency (evaluation/measurement.py) ---------------------------------------------
+    def device_profile(self):
+        from evaluation.hardware import CpuDevice, CudaDevice
+
+        return CudaDevice() if self.device == "cuda" else CpuDevice()
+
+    def run_settings(self):
+        from evaluation.hardware import RunSettings
+
+        # bundled GGUF files are dequantised on conversion: the weights run in ``dtype``
+        return RunSettings(backend=self.name, dtype=str(self.dtype).removeprefix("torch."))
 
     # --- text ----------------------------------------------------------------------------
     def render_chat(self, messages: list[dict]) -> str:
@@ -123,6 +139,7 @@ class TransformersBackend:
         prefix_ids = self._common_prefix_ids(encoded, shared_prefix)
         with torch.inference_mode():
             for batch in self._batches([e[len(prefix_ids) :] for e in encoded] if prefix_ids else encoded):
+                started = time.perf_counter()
                 if prefix_ids:
                     last = self._forward_with_prefix(prefix_ids, [encoded[k][len(prefix_ids) :] for k in batch])
                 else:
@@ -133,6 +150,7 @@ class TransformersBackend:
                 logp = torch.log_softmax(last.float(), dim=-1)[:, token_ids]
                 for row, k in enumerate(batch):
                     out[k] = logp[row].tolist()
+                self._used(batch, encoded, started)
         return out  # type: ignore[return-value]
 
     # --- text likelihood ------------------------------------------------------------------------
@@ -158,6 +176,7 @@ class TransformersBackend:
         cap = getattr(self._text_config, "final_logit_softcapping", None)
         with torch.inference_mode():
             for part in self._batches([encoded[k] for k in scored]):
+                started = time.perf_counter()
                 rows = [scored[i] for i in part]
                 width = max(len(encoded[k]) for k in rows)
                 ids = torch.full((len(rows), width), self.tokenizer.pad_token_id, dtype=torch.long)
@@ -183,6 +202,7 @@ class TransformersBackend:
                 for k in rows:
                     out[k] = logps[at : at + len(encoded[k]) - 1]
                     at += len(encoded[k]) - 1
+                self.usage.add(len(rows), time.perf_counter() - started, sum(len(encoded[k]) for k in rows))
         return out
 
     def _common_prefix_ids(
@@ -284,13 +304,16 @@ class TransformersBackend:
                 p = len(prefix_ids)
                 suffixes = [e[p:] for e in encoded]
                 for batch in self._batches(suffixes):
-                    texts = self._greedy_with_prefix(
+                    started = time.perf_counter()
+                    texts, counts = self._greedy_with_prefix(
                         prefix_ids, [suffixes[k] for k in batch], max_new_tokens, grammar, set(stop_ids)
                     )
+                    self._used(batch, encoded, started, sum(counts))
                     for k, text in zip(batch, texts, strict=True):
                         out[k] = close_truncated_json(text, list(json_schema["properties"])) if json_schema else text
                 return out
             for batch in self._batches(encoded):
+                started = time.perf_counter()
                 ids, mask = self._left_pad([encoded[k] for k in batch])
                 processors = []
                 if json_schema is not None:
@@ -310,12 +333,25 @@ class TransformersBackend:
                     out[k] = self.tokenizer.decode(gen[row, ids.shape[1] :], skip_special_tokens=True)
                     if json_schema is not None:  # cut off at max_new_tokens: close it within the schema
                         out[k] = close_truncated_json(out[k], list(json_schema.get("properties", {})))
+                self._used(batch, encoded, started, self._answer_tokens(gen[:, ids.shape[1] :], stop_ids))
         return out
+
+    def _used(self, batch: list[int], encoded: list[list[int]], started: float, generated: int = 0) -> None:
+        self.usage.add(len(batch), time.perf_counter() - started, sum(len(encoded[k]) for k in batch), generated)
+
+    def _answer_tokens(self, generated, stop_ids: list[int]) -> int:
+        """Tokens of the answers in a batch of generations: each up to its first stop or pad token."""
+        ends = set(stop_ids) | {self.tokenizer.pad_token_id}
+        total = 0
+        for row in generated.tolist():
+            total += next((j for j, tok in enumerate(row) if tok in ends), len(row))
+        return total
 
     def _greedy_with_prefix(
         self, prefix_ids: list[int], suffixes: list[list[int]], max_new_tokens: int, grammar, stop_ids: set[int]
-    ) -> list[str]:
-        """Greedy decoding of ``prefix + suffix`` rows, the prefix's KV-cache computed once.
+    ) -> tuple[list[str], list[int]]:
+        """Greedy decoding of ``prefix + suffix`` rows, the prefix's KV-cache computed once;
+        the answers, and how many tokens each has.
 
         Suffixes are right-padded; the attention mask hides the pads and every row's
         position ids continue from its own length, so each row decodes as if alone. A row
@@ -391,7 +427,7 @@ class TransformersBackend:
             )
             lengths = lengths + 1
             last = out.logits[:, -1]
-        return [self.tokenizer.decode(g, skip_special_tokens=True) for g in generated]
+        return [self.tokenizer.decode(g, skip_special_tokens=True) for g in generated], [len(g) for g in generated]
 
     def close(self) -> None:
         self._prefix_cache = None

@@ -10,10 +10,11 @@ from __future__ import annotations
 import importlib.util
 import math
 import os
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from evaluation.backends.base import Sampling
+from evaluation.backends.base import Sampling, Usage
 from evaluation.errors import EvaluationError, ModelLoadError
 
 TOP_LOGPROBS = 20
@@ -27,6 +28,7 @@ class VLLMBackend:
             raise EvaluationError("the vllm backend needs the optional dependency: pip install 'glossa[gpu]'")
         from vllm import LLM
 
+        started = time.perf_counter()
         max_len = int(os.environ.get("GLOSSA_VLLM_MAX_LEN", "8192"))
         try:
             self.llm = LLM(
@@ -43,6 +45,39 @@ class VLLMBackend:
         self.tokenizer = self.llm.get_tokenizer()
         self.max_context = int(self.llm.llm_engine.model_config.max_model_len)
         self.has_chat_template = bool(getattr(self.tokenizer, "chat_template", None))
+        self.usage = Usage()
+        self.load_seconds = time.perf_counter() - started
+
+    # --- efficiency (evaluation/measurement.py) ---------------------------------------------
+    def device_profile(self):
+        import torch
+
+        from evaluation.hardware import CpuDevice, CudaDevice
+
+        # the engine core runs in a process of its own: its memory is measured there
+        return CudaDevice(in_process=False) if torch.cuda.is_available() else CpuDevice(process_tree=True)
+
+    def run_settings(self):
+        from evaluation.hardware import RunSettings
+
+        config = self.llm.llm_engine.model_config
+        return RunSettings(
+            backend=self.name,
+            dtype=str(config.dtype).removeprefix("torch."),
+            quantisation=getattr(config, "quantization", None),
+        )
+
+    def _run(self, prompts, params):
+        """``llm.generate``, recorded as one batch (vLLM schedules the requests itself)."""
+        started = time.perf_counter()
+        outputs = self.llm.generate(prompts, params, use_tqdm=False)
+        self.usage.add(
+            len(outputs),
+            time.perf_counter() - started,
+            sum(len(out.prompt_token_ids or ()) for out in outputs),
+            sum(len(out.outputs[0].token_ids) for out in outputs if out.outputs),
+        )
+        return outputs
 
     def render_chat(self, messages: list[dict]) -> str:
         return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
@@ -80,7 +115,7 @@ class VLLMBackend:
         ids = [self.tokenizer(c, add_special_tokens=False)["input_ids"][0] for c in continuations]
         if len(set(ids)) != len(ids):
             return None
-        outputs = self.llm.generate(list(prompts), self._params(1, logprobs=TOP_LOGPROBS), use_tqdm=False)
+        outputs = self._run(list(prompts), self._params(1, logprobs=TOP_LOGPROBS))
         result = []
         for out in outputs:
             top = out.outputs[0].logprobs[0] if out.outputs[0].logprobs else {}
@@ -100,7 +135,7 @@ class VLLMBackend:
             prompts.append(TokensPrompt(prompt_token_ids=ids[: self.max_context - 1]))
         params = SamplingParams(temperature=0.0, max_tokens=1, prompt_logprobs=0, seed=4242)
         result = []
-        for out in self.llm.generate(prompts, params, use_tqdm=False):
+        for out in self._run(prompts, params):
             ids, steps = out.prompt_token_ids, out.prompt_logprobs or []
             result.append([steps[i][ids[i]].logprob for i in range(1, min(len(ids), len(steps))) if steps[i]])
         return result
@@ -115,7 +150,7 @@ class VLLMBackend:
         sampling: Sampling | None = None,
     ) -> list[str]:
         params = self._params(max_new_tokens, json_schema=json_schema, sampling=sampling)
-        outputs = self.llm.generate(list(prompts), params, use_tqdm=False)
+        outputs = self._run(list(prompts), params)
         return [out.outputs[0].text for out in outputs]
 
     def close(self) -> None:
