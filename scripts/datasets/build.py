@@ -19,9 +19,22 @@ import json
 import sys
 from pathlib import Path
 
-from scripts.datasets import scala, sib200
+from scripts.datasets import scala, sib200, xquad
 from scripts.datasets.source_files import FixtureFiles, MirrorFiles
-from scripts.datasets.sources import SCALA, SIB200, SIB_CITATION, SIB_COMMIT, SIB_LICENSE, SIB_REPO, UD_CITATION
+from scripts.datasets.sources import (
+    SCALA,
+    SIB200,
+    SIB_CITATION,
+    SIB_COMMIT,
+    SIB_LICENSE,
+    SIB_REPO,
+    UD_CITATION,
+    XQUAD,
+    XQUAD_CITATION,
+    XQUAD_COMMIT,
+    XQUAD_LICENSE,
+    XQUAD_REPO,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 SPLITS = ("train", "val", "test")
@@ -81,7 +94,32 @@ def build_sib(name: str, files_from, out: Path, fixtures: FixtureFiles | None = 
     return write_folder(out, meta, rows)
 
 
-BUILDERS = {**dict.fromkeys(SCALA, build_scala), **dict.fromkeys(SIB200, build_sib)}
+def build_xquad(name: str, files_from, out: Path, fixtures: FixtureFiles | None = None) -> Path:
+    lang = XQUAD[name]
+    english_file = "xquad.en.json"
+    english = files_from.read(XQUAD_REPO, XQUAD_COMMIT, english_file)
+    data = files_from.read(XQUAD_REPO, XQUAD_COMMIT, lang.file)
+    rows, dropped = xquad.build(english, data)
+    if fixtures is not None:  # the files are whole: the split is made over all of English's articles
+        fixtures.write(XQUAD_REPO, english_file, english)
+        fixtures.write(XQUAD_REPO, lang.file, data)
+    meta = {
+        "name": name,
+        "language": lang.code,
+        "task": "reading-comprehension",
+        "source": f"github.com/{XQUAD_REPO} @ {XQUAD_COMMIT}: {lang.file}, {english_file} (the split)",
+        "license": XQUAD_LICENSE,
+        "citation": XQUAD_CITATION,
+        "description": xquad.describe(lang.language, lang.file, english_file, dropped),
+    }
+    return write_folder(out, meta, rows)
+
+
+BUILDERS = {
+    **dict.fromkeys(SCALA, build_scala),
+    **dict.fromkeys(SIB200, build_sib),
+    **dict.fromkeys(XQUAD, build_xquad),
+}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,17 +4,18 @@ small fixtures of their pinned sources, and corrupt sentences by the stated rule
 from __future__ import annotations
 
 import filecmp
+import json
 from pathlib import Path
 
 import pytest
 
-from scripts.datasets import build, scala
+from scripts.datasets import build, scala, xquad
 from scripts.datasets.conllu import read_sentences
 from scripts.datasets.source_files import FixtureFiles, SourceMissing
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures" / "dataset_sources"
-SAMPLE = ["scala-sq", "scala-lv", "sib200-pl", "sib200-el"]
+SAMPLE = ["scala-sq", "scala-lv", "sib200-pl", "sib200-el", "xquad-ro"]
 
 
 @pytest.mark.parametrize("name", SAMPLE)
@@ -24,6 +25,29 @@ def test_the_builder_reproduces_the_committed_folder_from_its_fixture(tmp_path, 
     assert files == ["dataset.json", "test.jsonl", "train.jsonl", "val.jsonl"]
     match, mismatch, errors = filecmp.cmpfiles(REPO / "data" / "datasets" / name, tmp_path / name, files, shallow=False)
     assert (mismatch, errors) == ([], [])
+
+
+def test_the_xquad_split_is_the_one_of_the_older_english_folder_byte_for_byte():
+    """xquad-en was split before the builders; xquad.py reproduces that split and row order
+    from the source, so every XQuAD language built here has xquad-en's paragraphs per split."""
+    english = FixtureFiles(FIXTURES).read(build.XQUAD_REPO, build.XQUAD_COMMIT, "xquad.en.json")
+    rows, dropped = xquad.build(english, english)
+    assert dropped == 0  # the five repeated English questions never enter the assignment
+    for split in build.SPLITS:
+        written = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows[split])
+        assert written == (REPO / "data" / "datasets" / "xquad-en" / f"{split}.jsonl").read_text(encoding="utf-8")
+
+
+def test_an_xquad_question_is_dropped_when_its_answer_is_not_at_its_offset_or_its_text_repeats():
+    english = FixtureFiles(FIXTURES).read(build.XQUAD_REPO, build.XQUAD_COMMIT, "xquad.en.json")
+    source = json.loads(english)
+    first = next(p for a in source["data"] for p in a["paragraphs"] if p["qas"][0]["id"] in xquad.assignment(english))
+    first["qas"][0]["answers"][0]["answer_start"] += 1
+    first["qas"][1]["question"] = first["qas"][2]["question"] + " "  # the same text once stripped
+    rows, dropped = xquad.build(english, json.dumps(source).encode())
+    ids = {row["id"] for split in rows.values() for row in split}
+    assert dropped == 2 and first["qas"][0]["id"] not in ids
+    assert len({first["qas"][1]["id"], first["qas"][2]["id"]} & ids) == 1
 
 
 def test_every_built_folder_is_committed_and_the_older_scala_folders_are_not_rebuilt():
