@@ -90,13 +90,17 @@ def test_export_then_import_gives_the_same_boards_exactly(stored, tmp_path):
     assert len(logs) == Evaluation.objects.count() == 33
     for log in logs:
         assert schema_errors(json.loads(log.read_text(encoding="utf-8"))) == [], log.name
-    (sidecar,) = out.glob("*.instances.jsonl")
-    rows = [json.loads(line) for line in sidecar.read_text(encoding="utf-8").splitlines()]
-    assert rows and all(schema_errors(row, INSTANCE_SCHEMA) == [] for row in rows)
-    log = json.loads(out.joinpath(sidecar.name.replace(".instances.jsonl", ".json")).read_text(encoding="utf-8"))
-    detail = log["detailed_evaluation_results"]
-    assert detail["checksum"] == hashlib.sha256(sidecar.read_bytes()).hexdigest() and detail["total_rows"] == len(rows)
-    assert {row["evaluation_id"] for row in rows} == {log["evaluation_id"]}
+    sidecars = sorted(out.glob("*.instances.jsonl"))
+    # one per evaluation with stored examples: the engine's, and the suite encoder's ddt-ner-da
+    assert len(sidecars) == EvaluationExamples.objects.count() == 2
+    for sidecar in sidecars:
+        rows = [json.loads(line) for line in sidecar.read_text(encoding="utf-8").splitlines()]
+        assert rows and all(schema_errors(row, INSTANCE_SCHEMA) == [] for row in rows)
+        log = json.loads(out.joinpath(sidecar.name.replace(".instances.jsonl", ".json")).read_text(encoding="utf-8"))
+        detail = log["detailed_evaluation_results"]
+        assert detail["checksum"] == hashlib.sha256(sidecar.read_bytes()).hexdigest()
+        assert detail["total_rows"] == len(rows)
+        assert {row["evaluation_id"] for row in rows} == {log["evaluation_id"]}
 
     wipe_results()
     sync_datasets(stored)  # a fresh deployment registers its data directory as before
@@ -133,7 +137,7 @@ def test_a_board_exports_what_it_counts_and_the_api_links_every_log(stored, tmp_
     page = client.get(reverse("model", args=["Qwen/Qwen3-0.6B"])).content.decode()
     assert url in page
 
-    with_examples = EvaluationExamples.objects.get().evaluation_id
+    with_examples = EvaluationExamples.objects.order_by("pk").first().evaluation_id
     lines = client.get(reverse("api-evaluation-eee-instances", args=[with_examples])).content.splitlines()
     assert lines and schema_errors(json.loads(lines[0]), INSTANCE_SCHEMA) == []
     log = json.loads(client.get(reverse("api-evaluation-eee", args=[with_examples])).content)
