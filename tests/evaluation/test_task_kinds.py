@@ -24,7 +24,10 @@ def test_no_task_name_is_compared_outside_the_task_table():
     # A kind may share its name with a task (``multiple-choice``): naming a kind is not
     # comparing task names.
     kinds = {kind.name for kind in vars(task_kinds).values() if isinstance(kind, task_kinds.TaskKind)}
-    names = (set(tasks.TASKS) | set(tasks.TASK_ALIASES) | set(tasks.NON_TASKS)) - kinds
+    # "speed" is also the word for EuroEval's speed metrics ("speed", "speed_short") and the
+    # engine's speed benchmark (issue #26): the published speed records own its one use as a
+    # task name (``services/published_speed.SPEED_TASK``).
+    names = (set(tasks.TASKS) | set(tasks.TASK_ALIASES) | set(tasks.NON_TASKS)) - kinds - {"speed"}
     alternatives = "|".join(map(re.escape, sorted(names)))
     pattern = re.compile(rf"""["']({alternatives})["']""")
     offenders = []
