@@ -38,7 +38,9 @@ def test_a_tiny_evaluation_writes_a_complete_efficiency_object(tmp_path):
     hw = eff["hardware"]
     assert hw["device"] == "cpu" and hw["backend"] == "transformers" and hw["dtype"] in ("float32", "bfloat16")
     assert hw["torch"] and hw["transformers"] and hw["cpu_threads"] >= 1
-    assert eff["examples"] >= 4  # four test rows scored, plus the intrinsic measures' texts
+    # the distinct prompts of the iteration's resample of the four rows, plus the intrinsic
+    # measures' texts unless an earlier run of the same weights left them to reuse
+    assert 1 <= eff["examples"] <= 4 + 64
     assert eff["prompt_tokens"] > 0 and eff["reference_prompt_tokens"] > 0
     assert eff["generated_tokens"] == 0  # acceptability is scored by label log-probabilities
     assert eff["prompt_tokens_per_second"] > 0 and 0 < eff["latency_ms"]["median"] <= eff["latency_ms"]["p95"]
