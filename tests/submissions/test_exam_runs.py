@@ -78,11 +78,10 @@ def test_a_submission_that_opts_in_is_examined_on_the_gpu_queue(
     assert exam.language == "da" and exam.round == 1
     results = {r.examinee: r for r in ExamResult.objects.filter(exam=exam)}
     assert set(results) == {SMOL, GEMMA}
-    # two questions were written; one not in Danish (the 135M/270M examiners' usual lapse) is
-    # written again and then dropped and counted (evaluation/examiner/language_check.py)
+    # questions not in Danish (the 135M/270M examiners' usual lapse) are written again, then
+    # dropped and counted (evaluation/examiner/language_check.py); every examinee answers the rest
     kept = exam.questions.filter(depth=0).count()
-    dropped = sum((exam.cost.get("dropped_questions") or {}).values())
-    assert kept + dropped == 2 and kept >= 1, (kept, exam.cost.get("dropped_questions"))
+    assert kept >= 1, exam.cost.get("dropped_questions")
     for result in results.values():
         assert result.summary["questions"] == kept, (result.examinee, exam.cost.get("dropped_questions"))
         if result.summary["overall_ci"]:  # graded by the other examiner on a kept question
