@@ -126,6 +126,14 @@ def test_submit_through_the_form_and_find_the_model_ranked_among_its_peers(
 
     # Its answers are one click from its page: the examples the GPU worker sent with the record.
     page.goto(f"{live_server.url}/models/{SMOL}/")
+    # What running it cost here (issue #26): the worker measured each dataset on this CPU.
+    costs = page.locator("#model-efficiency table.evaluation-costs[data-device=cpu] tbody tr")
+    assert costs.count() >= 1
+    assert page.locator("#model-efficiency .hardware-line").first.inner_text().strip()
+    efficiency = page.context.new_page()
+    efficiency.goto(f"{live_server.url}/leaderboards/da-suite/efficiency/")
+    assert SMOL in efficiency.content()
+    efficiency.close()
     page.click("#scores-table a.examples-link")
     page.wait_for_url("**/datasets/scala-da/examples/**")
     assert page.locator("#examples-table tbody tr").count() > 0
