@@ -130,10 +130,9 @@ def test_submit_through_the_form_and_find_the_model_ranked_among_its_peers(
     costs = page.locator("#model-efficiency table.evaluation-costs[data-device=cpu] tbody tr")
     assert costs.count() >= 1
     assert page.locator("#model-efficiency .hardware-line").first.inner_text().strip()
-    efficiency = page.context.new_page()
-    efficiency.goto(f"{live_server.url}/leaderboards/da-suite/efficiency/")
-    assert SMOL in efficiency.content()
-    efficiency.close()
+    page.goto(f"{live_server.url}/leaderboards/da-suite/efficiency/")
+    assert SMOL in page.content()
+    page.goto(f"{live_server.url}/models/{SMOL}/")
     page.click("#scores-table a.examples-link")
     page.wait_for_url("**/datasets/scala-da/examples/**")
     assert page.locator("#examples-table tbody tr").count() > 0
