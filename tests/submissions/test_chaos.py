@@ -21,6 +21,7 @@ import signal
 import time
 
 import pytest
+from django.utils import timezone
 
 from leaderboard.models import Dataset, Evaluation, Submission, SubmissionStatus
 from leaderboard.services import submissions as service
@@ -98,9 +99,13 @@ def test_a_worker_killed_with_its_machine_is_reaped_and_finished_by_another(dani
     assert unacked("gpu") == 1  # Redis would return it only after the visibility timeout
 
     second = gpu_worker(workers)
-    settings.GLOSSA_HEARTBEAT_TIMEOUT = 3
+    # the timeout is set from the last heartbeat's real age (the second worker's start-up time
+    # varies with the machine's load): fresh now, stale four seconds later
+    silent = Submission.objects.get(pk=pk)
+    age = (timezone.now() - (silent.heartbeat_at or silent.updated_at)).total_seconds()
+    settings.GLOSSA_HEARTBEAT_TIMEOUT = age + 3
     assert reap().requeued == []  # the heartbeat is still fresh: nothing is taken back too early
-    time.sleep(4)
+    time.sleep(4 + 1)
     report = reap()
     assert report.requeued == [pk] and report.failed == []
     wait_for(lambda: finished_or_failed(pk), 300, "the reaped submission to finish", second)
