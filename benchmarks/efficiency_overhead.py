@@ -4,8 +4,10 @@ Loads a bundled model once, then evaluates the same slice with the measurement o
 alternating (``--pairs`` times), each time with an empty output cache, and prints per run the
 wall time and this process's CPU time (all threads). On a shared machine those two vary more
 between runs than the measurement costs, so the measurement's own work is also timed directly:
-the reference-token counting (the only per-prompt work it adds) and the closing of each
-dataset's object (memory, energy, hardware identity).
+the reference-token counting (the only per-prompt work it adds; it runs in a thread beside the
+model calls, so its time is an upper bound of the wall time it adds) and the closing of each
+dataset's object (memory, energy, hardware identity). A first evaluation, not counted, warms
+the process up.
 
     nice -n 10 python benchmarks/efficiency_overhead.py --model HuggingFaceTB/SmolLM2-135M-Instruct \
         --dataset scala-da --limit 8 --iterations 2 --pairs 3
@@ -55,6 +57,11 @@ def main() -> None:
     measurement.reference_tokens.count_all = _timed("count", measurement.reference_tokens.count_all)
     measurement.DatasetMeter.finish = _timed("finish", measurement.DatasetMeter.finish)
     measurement.reference_tokens.tokenizer()  # once per process (timed below, apart)
+    # one evaluation first, not counted: the process's warm-up (kernels, allocator, caches)
+    # would otherwise land on whichever setting runs first
+    evaluate_dataset(backend, info, dataset, EvaluationSettings(iterations=1, limit=args.limit), cache=OutputCache())
+    for key in SPENT:
+        SPENT[key] = 0.0
     rows: dict[bool, list[tuple[float, float, float]]] = {True: [], False: []}
     for pair in range(args.pairs):
         for on in (pair % 2 == 0, pair % 2 != 0):  # alternate which goes first
@@ -74,6 +81,9 @@ def main() -> None:
         walls, cpus = [r[0] for r in rows[on]], [r[1] for r in rows[on]]
         wall, cpu = statistics.median(walls), statistics.median(cpus)
         print(f"median efficiency={'on ' if on else 'off'}: wall {wall:.2f} s, cpu {cpu:.2f} s")
+    on, off = statistics.median(r[0] for r in rows[True]), statistics.median(r[0] for r in rows[False])
+    spread = max(r[0] for r in rows[False]) - min(r[0] for r in rows[False])
+    print(f"wall time added: {on - off:+.3f} s = {100 * (on - off) / off:+.2f}% (off runs spread {spread:.3f} s)")
     own = [r[2] / r[0] for r in rows[True]]
     median, most = 100 * statistics.median(own), 100 * max(own)
     print(f"the measurement's own work: {median:.3f}% of the wall time (median; max {most:.3f}%)")
