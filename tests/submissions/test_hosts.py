@@ -206,6 +206,7 @@ def cluster(machines, tmp_path, settings, empty_gpu_queue):
     yield hub, workers
     for worker in workers:
         if worker.host.alive:
+            worker.host.signal_all(signal.SIGCONT)  # a host the test froze before failing
             worker.stop()
     hub.stop()
     broker().delete("gpu", "default", "unacked", "unacked_index")
