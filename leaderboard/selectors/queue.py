@@ -1,7 +1,8 @@
 """The evaluation queue read in its policy's order (leaderboard/jobs/queue_policy.py).
 
 ``held()`` orders, in the database, the submissions that wait their turn (PENDING, not yet
-sent to the broker); a window function gives each its turn within its submitter's work.
+sent to the broker); a window function gives each its turn within its submitter's work,
+after the submitter's work already in flight (``in_flight()``: sent or running).
 ``waiting()`` lists what the queue page shows: first the messages already on the broker
 (oldest sent first: the workers take them in that order), then the held ones. Estimated
 starts come from the median duration of the last finished evaluations.
@@ -15,7 +16,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import F, Q, Window
+from django.db.models import Case, Count, F, Q, Value, When, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
@@ -25,13 +26,25 @@ from leaderboard.models import Submission, SubmissionStatus
 RECENT_DURATIONS = 20  # finished evaluations the estimate is the median of
 
 
+IN_FLIGHT = Q(status=SubmissionStatus.RUNNING) | Q(status=SubmissionStatus.PENDING, dispatched_at__isnull=False)
+
+
+def in_flight() -> dict[str, int]:
+    """Submitter → how many of its submissions the workers have (sent to the broker or running)."""
+    rows = Submission.objects.filter(IN_FLIGHT).order_by().values_list("submitter").annotate(n=Count("pk"))
+    return dict(rows)
+
+
 def held():
     """PENDING submissions not yet sent, in the order the queue sends them."""
-    turn = Window(
+    own_turn = Window(
         RowNumber(),
         partition_by=[F("submitter")],
         order_by=[F("model_parameters").asc(nulls_last=True), F("created_at").asc(), F("pk").asc()],
     )
+    counts = in_flight()  # a few submitters at most: as many as submissions the workers hold
+    ahead = Case(*(When(submitter=s, then=Value(n)) for s, n in counts.items()), default=Value(0)) if counts else 0
+    turn = own_turn + ahead
     return (
         Submission.objects.filter(status=SubmissionStatus.PENDING, dispatched_at__isnull=True)
         .annotate(turn=turn)

@@ -12,7 +12,9 @@
   its worker (the machine died, or the
   worker's main process: a Redis broker returns such a message only after its 6 h
   visibility timeout, a file-system broker never); PENDING work older than
-  ``GLOSSA_PENDING_TIMEOUT`` whose message no queue holds (``broker_probe.py``) was lost.
+  ``GLOSSA_PENDING_TIMEOUT`` whose message no queue holds (``broker_probe.py``) was lost,
+  and so was PENDING work whose message a worker took more than ``GLOSSA_PENDING_TIMEOUT``
+  ago and never reported started (its host died between taking it and starting it).
   Either is queued again under a new task id (an old message that comes back later is
   ignored: the worker runs only the submission's current task id, ``job_control``) or, after
   ``GLOSSA_MAX_ATTEMPTS`` starts, FAILED with a reason; FAILED frees the model, commit and
@@ -79,11 +81,14 @@ def reap(now=None) -> ReapReport:
         ).values_list("pk", "celery_task_id")
     )
     if waiting:
-        queued = broker_probe.queued_task_ids("gpu")
+        # a worker reports a submission started as soon as it takes its message: one taken
+        # before this, and still PENDING, went down with its worker's host
+        taken_before = (now - timedelta(seconds=settings.GLOSSA_PENDING_TIMEOUT)).timestamp()
+        queued = broker_probe.queued_task_ids("gpu", taken_before)
         if queued is not None:
             lost = [(pk, t) for pk, t in waiting if t not in queued]
             if lost:  # read again: a message in flight between the list and the unacked hash
-                queued |= broker_probe.queued_task_ids("gpu") or set()
+                queued |= broker_probe.queued_task_ids("gpu", taken_before) or set()
             for pk, task_id in lost:
                 if task_id not in queued:
                     expected = {"status": SubmissionStatus.PENDING, "celery_task_id": task_id}

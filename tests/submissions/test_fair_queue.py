@@ -50,6 +50,17 @@ def test_one_submitter_with_fifty_models_holds_nobody_back():
     assert order[:3] == [1, 100, 101]  # each waits one turn at most
 
 
+def test_while_the_queue_runs_a_submitters_work_with_the_workers_counts_as_its_turns():
+    lab = [item(i, "ip:10.0.0.1", i, 1_000_000) for i in range(1, 6)]
+    late = [item(100, "user:alone", 60, 7_000_000_000)]
+    # the lab's first went to a worker: its second is its turn 2, after the newcomer's turn 1
+    assert [i.pk for i in fair_order(lab[1:] + late, {"ip:10.0.0.1": 1})] == [100, 2, 3, 4, 5]
+    # counting only what waits, the lab (oldest) would take every place the workers free
+    assert [i.pk for i in fair_order(lab[1:] + late)] == [2, 100, 3, 4, 5]
+    # the newcomer's own evaluation running does not let the lab by twice
+    assert [i.pk for i in fair_order(lab[2:] + late, {"ip:10.0.0.1": 2, "user:alone": 1})][:2] == [100, 3]
+
+
 def _submitter(kind: str, n: int, users: list):
     if kind == "user":
         return {"submitted_by": users[n % len(users)]}
@@ -66,18 +77,23 @@ def test_the_database_orders_as_the_policy_does():
         LanguageModel.objects.create(model_id=f"org/m{i}", num_parameters=rng.choice([None, 10**6, 10**8, 10**9]))
         for i in range(40)
     ]
-    for n in range(300):
+    for n in range(330):
+        waits = n < 300  # the rest: with the workers (sent or running), which moves their submitters' turns
         Submission.objects.create(
             model=models[n % 40],
             commit_sha=f"{n:040x}",
-            status=SubmissionStatus.PENDING,
+            status=SubmissionStatus.PENDING if waits or n % 2 else SubmissionStatus.RUNNING,
+            dispatched_at=None if waits else timezone.now(),
             priority=rng.choice([0, 0, 0, 0, 1, 3]),
             rerun=rng.random() < 0.1,
             **_submitter(rng.choice(["user", "ip", "anon"]), n, users),
         )
+    in_flight = queue_selector.in_flight()
+    assert sum(in_flight.values()) == 30 and len(in_flight) > 1
     from_sql = list(queue_selector.held().values_list("pk", flat=True))
-    from_python = [i.pk for i in fair_order(queue_selector.queue_items())]
+    from_python = [i.pk for i in fair_order(queue_selector.queue_items(), in_flight)]
     assert len(from_sql) == 300 and from_sql == from_python
+    assert from_python != [i.pk for i in fair_order(queue_selector.queue_items())]
 
 
 @pytest.fixture
@@ -117,6 +133,19 @@ def test_dispatch_keeps_the_broker_short_and_follows_the_policy(
     assert Submission.objects.get(pk=held_work[1].pk).dispatched_at is not None
     assert gpu_ids(empty_gpu_queue)[0] == held_work[1].celery_task_id
     assert Submission.objects.filter(dispatched_at__isnull=True).count() == 2
+
+
+def test_a_place_a_worker_frees_goes_to_a_submitter_with_nothing_running(
+    held_work, empty_gpu_queue, settings, django_capture_on_commit_callbacks
+):
+    settings.GLOSSA_QUEUE_AHEAD = 1
+    lab_first, lab_second, other = held_work[0], held_work[1], held_work[-1]  # the lab's four are older
+    with django_capture_on_commit_callbacks(execute=True):
+        assert dispatch() == [lab_first.pk]
+    with django_capture_on_commit_callbacks(execute=True):  # a worker takes it: one place is free
+        lifecycle.start(Submission.objects.get(pk=lab_first.pk), attempt=1, worker="gpu@test", unavailable={})
+    assert Submission.objects.get(pk=other.pk).dispatched_at is not None
+    assert Submission.objects.get(pk=lab_second.pk).dispatched_at is None
 
 
 def test_an_administrators_rerun_goes_before_new_work(held_work, empty_gpu_queue, settings):
@@ -161,7 +190,7 @@ def test_a_pending_submission_says_where_it_stands(held_work, client):
 @pytest.mark.django_db
 def test_every_position_the_database_gives_is_the_policys(held_work, settings):
     Submission.objects.filter(pk=held_work[2].pk).update(priority=2)
-    order = [i.pk for i in fair_order(queue_selector.queue_items())]
+    order = [i.pk for i in fair_order(queue_selector.queue_items(), queue_selector.in_flight())]
     for place, pk in enumerate(order, start=1):
         assert queue_selector.position_of(Submission.objects.get(pk=pk)) == place
 

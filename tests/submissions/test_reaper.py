@@ -124,6 +124,60 @@ def test_a_pending_submission_whose_message_is_lost_is_queued_again(
         empty_gpu_queue.hdel("unacked", "tag")
 
 
+def test_a_message_taken_by_a_worker_whose_host_died_before_starting_it_is_queued_again(
+    model, empty_gpu_queue, settings, django_capture_on_commit_callbacks
+):
+    """A real consumer takes the message as a gpu worker does (kombu's Redis transport:
+    delivered, in the ``unacked`` hash, not acknowledged) and is killed before it reports
+    the submission started: Redis would give the message back after its 6 h visibility
+    timeout; the reaper queues the submission again once the delivery is older than
+    GLOSSA_PENDING_TIMEOUT, and leaves a delivery younger than that alone."""
+    import signal
+    import subprocess
+    import sys
+
+    settings.GLOSSA_PENDING_TIMEOUT = 3
+    taken, young = (
+        Submission.objects.create(model=model, few_shot=few_shot, celery_task_id=f"taken-{few_shot}")
+        for few_shot in (True, False)
+    )
+    take_one = (
+        "import sys, time\nfrom kombu import Connection\n"
+        "with Connection(sys.argv[1]) as connection:\n"
+        "    message = connection.default_channel.basic_get('gpu', no_ack=False)\n"
+        "    print(message.headers['id'], flush=True)\n"
+        "    time.sleep(600)\n"
+    )
+
+    def taken_by_a_worker_that_dies(submission) -> None:
+        service.enqueue(submission.pk, submission.celery_task_id)
+        worker = subprocess.Popen(
+            [sys.executable, "-c", take_one, settings.CELERY_BROKER_URL], stdout=subprocess.PIPE, text=True
+        )
+        assert worker.stdout.readline().strip() == submission.celery_task_id
+        worker.send_signal(signal.SIGKILL)
+        worker.wait(timeout=10)
+
+    try:
+        taken_by_a_worker_that_dies(taken)
+        time.sleep(settings.GLOSSA_PENDING_TIMEOUT + 1)
+        taken_by_a_worker_that_dies(young)
+        assert {"taken-True", "taken-False"} <= queued_task_ids("gpu")  # both still "delivered"
+        assert len(gpu_ids(empty_gpu_queue)) == 0
+        age(taken, 120)
+        age(young, 120)
+
+        with django_capture_on_commit_callbacks(execute=True):
+            report = reap()
+        assert report.requeued == [taken.pk]
+        taken.refresh_from_db()
+        assert taken.status == SubmissionStatus.PENDING and taken.celery_task_id != "taken-True"
+        assert gpu_ids(empty_gpu_queue) == [taken.celery_task_id]
+        assert Submission.objects.get(pk=young.pk).celery_task_id == "taken-False"  # taken just now: left alone
+    finally:
+        empty_gpu_queue.delete("unacked", "unacked_index")
+
+
 def test_an_admin_requeue_restores_the_retry_budget(model, empty_gpu_queue):
     failed = Submission.objects.create(model=model, status=SubmissionStatus.FAILED, attempts=3, celery_task_id="t")
     lifecycle.requeue(failed)

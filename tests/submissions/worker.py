@@ -27,10 +27,15 @@ class Worker:
 
     A ``gpu`` worker is started as production starts it: with no database at all
     (``GLOSSA_NO_DATABASE=1``, no ``DATABASE_URL``): what it evaluates reaches the database
-    only through the ``default`` worker (issue #13.5)."""
+    only through the ``default`` worker (issue #13.5).
 
-    def __init__(self, log_dir: Path, queues: str = "default", **env: str):
+    ``host`` (a :class:`tests.support.hosts.Host`): the worker runs on that virtual machine
+    (its network namespace and hostname); its URLs in ``env`` must then name addresses
+    reachable from there."""
+
+    def __init__(self, log_dir: Path, queues: str = "default", host=None, **env: str):
         self.queues = queues
+        self.host = host
         self.log_path = log_dir / f"worker-{queues.replace(',', '-')}-{uuid.uuid4().hex[:6]}.log"
         self.name = f"test-{queues.replace(',', '-')}-{uuid.uuid4().hex[:8]}@%h"
         self.env = {
@@ -55,34 +60,42 @@ class Worker:
         self.process: subprocess.Popen | None = None
 
     def start(self, timeout: float = 60) -> Worker:
+        return self.launch().wait_ready(timeout)
+
+    def launch(self) -> Worker:
+        """Start the process; :meth:`wait_ready` waits for it (several start in parallel)."""
         self.log = self.log_path.open("ab")
+        argv = [
+            str(REPO / ".venv" / "bin" / "celery"),
+            "-A",
+            "leaderboard",
+            "worker",
+            "-Q",
+            self.queues,
+            "--concurrency",
+            "1",
+            "-P",
+            "prefork",
+            "--prefetch-multiplier",
+            "1",
+            "-n",
+            self.name,
+            "--loglevel",
+            "INFO",
+            "--without-gossip",
+            "--without-mingle",
+        ]
         self.process = subprocess.Popen(
-            [
-                str(REPO / ".venv" / "bin" / "celery"),
-                "-A",
-                "leaderboard",
-                "worker",
-                "-Q",
-                self.queues,
-                "--concurrency",
-                "1",
-                "-P",
-                "prefork",
-                "--prefetch-multiplier",
-                "1",
-                "-n",
-                self.name,
-                "--loglevel",
-                "INFO",
-                "--without-gossip",
-                "--without-mingle",
-            ],
+            self.host.command(argv) if self.host is not None else argv,
             cwd=REPO,
             env=self.env,
             stdout=self.log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+        return self
+
+    def wait_ready(self, timeout: float = 60) -> Worker:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

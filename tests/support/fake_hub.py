@@ -123,7 +123,7 @@ def _files_of(source: Path | Mapping[str, Path | bytes | str]) -> dict[str, Path
 
 
 class FakeHub:
-    """A threaded HTTP server on 127.0.0.1 serving repos from folders or in-memory files."""
+    """A threaded HTTP server (on 127.0.0.1 by default) serving repos from folders or in-memory files."""
 
     def __init__(self) -> None:
         self._repos: dict[str, _Repo] = {}
@@ -207,13 +207,14 @@ class FakeHub:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}"
 
-    def start(self) -> FakeHub:
+    def start(self, host: str = "127.0.0.1") -> FakeHub:
+        """Serve on ``host`` (another address of this machine: hosts behind a virtual link)."""
         hub = self
 
         class Handler(_Handler):
             fake_hub = hub
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = ThreadingHTTPServer((host, 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="fake-hub", daemon=True)
         self._thread.start()

@@ -9,7 +9,8 @@ outcome per call back as JSON::
         -> {"ok": <ModelInfo.to_dict()>} | {"error": "ModelNotFound", "message": ...}
     {"op": "local_weights", "info": <ModelInfo dict>}
         -> {"ok": "<folder>"} | {"error": ..., "message": ...}
-    {"op": "submit", "model_id": ..., "revision": "main", "few_shot": true}
+    {"op": "submit", "model_id": ..., "revision": "main", "few_shot": true,
+     "client_address": "10.0.0.1", "user": null | "<username of an existing account>"}
         -> {"ok": {"id", "revision", "commit_sha", "created"}} | {"error": "SubmissionRefused", "code", "message"}
 
 ``submit`` runs the site's submission service (Django set up in the child from the
@@ -88,14 +89,18 @@ def _submit(call: dict) -> dict:
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
     django.setup()
+    from django.contrib.auth import get_user_model
+
     from leaderboard.services import submissions
 
+    user = get_user_model().objects.get(username=call["user"]) if call.get("user") else None
     try:
         outcome = submissions.submit(
             call["model_id"],
             revision=call.get("revision", "main"),
             few_shot=call.get("few_shot", True),
-            client_address="10.0.0.1",
+            client_address=call.get("client_address", "10.0.0.1"),
+            user=user,
         )
     except submissions.SubmissionRefused as exc:
         return {"error": "SubmissionRefused", "code": exc.code, "message": str(exc)}
