@@ -38,6 +38,11 @@ def unavailable_reason() -> str | None:
     for tool in ("ip", "unshare"):
         if shutil.which(tool) is None:
             return f"`{tool}` is not installed (iproute2 / util-linux)"
+    probe = f"glossa-probe-{os.getpid()}"  # root in a container may lack CAP_NET_ADMIN / CAP_SYS_ADMIN
+    made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True, timeout=30)
+    if made.returncode != 0:
+        return f"root here cannot create a network namespace: {made.stderr.strip()}"
+    subprocess.run(["ip", "netns", "delete", probe], capture_output=True, text=True, timeout=30)
     return None
 
 
