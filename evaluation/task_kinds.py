@@ -1,4 +1,4 @@
-"""What kind of task a task is, and everything that follows from it (issue #18.1).
+"""What kind of task a task is, and everything that follows from it.
 
 A task (:class:`evaluation.tasks.TaskSpec`) names its kind; the kind carries the
 behaviour that used to be spread over the prompts, the runner, the metrics and the
@@ -86,7 +86,7 @@ class TaskKind:
         raise NotImplementedError
 
     def example_scores(self, gold, prediction) -> dict[str, float]:
-        """One example's scores (issue #16: per-example evidence, paired tests), in [0, 1]."""
+        """One example's scores (per-example evidence, paired tests), in [0, 1]."""
         raise NotImplementedError
 
     def answer_valid(self, fmt, row: dict, answer: dict) -> bool:

@@ -1,4 +1,4 @@
-"""Language models as examiners (issue #17): registered examiners, exam runs (the jobs),
+"""Language models as examiners (docs/methodology.md §8): registered examiners, exam runs (the jobs),
 and the exams they produce: questions, answers, grades, rankings and per-examinee results.
 
 An exam is one round in one language: its questions are new (a round is the method's

@@ -1,4 +1,4 @@
-"""Exam runs (issue #17): what the ``gpu`` queue is asked to examine, and what it reports.
+"""Exam runs (docs/methodology.md §8): what the ``gpu`` queue is asked to examine, and what it reports.
 
 A run is one new round in one language: the registered examiners that examine in it, and
 as examinees the submitted model (when a submission opted in) and the best of the

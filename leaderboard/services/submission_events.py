@@ -1,4 +1,4 @@
-"""What a GPU worker reports, applied to the database by the ``default`` queue (issue #13.5).
+"""What a GPU worker reports, applied to the database by the ``default`` queue (README, "Trust boundary: the GPU side").
 
 The ``gpu`` worker runs third-party artefacts and holds no database credentials: it turns
 a job (``submissions.evaluation_job``) into events and sends each to the

@@ -1,7 +1,7 @@
 """Evaluation tasks (queue ``gpu``): one task evaluates one submission, without a database.
 
 The GPU worker downloads and runs third-party artefacts, so it holds no database
-credentials (issue #13.5; ``GLOSSA_NO_DATABASE=1`` gives it none at all). Its message
+credentials (README, "Trust boundary: the GPU side"; ``GLOSSA_NO_DATABASE=1`` gives it none at all). Its message
 carries the job (``services/submissions.evaluation_job``); it reports through events to
 the ``default`` queue (``worker_events.py``; applied by ``services/submission_events.py``):
 started, progress, one record per finished dataset, heartbeats, finished or failed.

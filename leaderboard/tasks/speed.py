@@ -1,4 +1,4 @@
-"""The speed benchmark of a submission (issue #26.5): run on queue ``gpu`` without a
+"""The speed benchmark of a submission (docs/methodology.md §11): run on queue ``gpu`` without a
 database (``evaluation.speed``, the engine's ``python -m evaluation speed``), its report
 sent as an event to ``apply_speed_event`` on queue ``default``, which checks it against
 the job the site kept (``services/speed_jobs.py``) before anything is stored."""
