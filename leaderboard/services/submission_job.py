@@ -23,11 +23,13 @@ from django.db.models import Q
 from django.utils import timezone
 
 from evaluation.datasets import discover
+from evaluation.errors import InvalidDataset
 from leaderboard import job_control
 from leaderboard.dataset_plan import plan_datasets
 from leaderboard.identity import FULL_SPLIT, Protocol
 from leaderboard.jobs import lifecycle
 from leaderboard.models import DatasetVersion, Submission
+from leaderboard.services.dataset_registry import Refused, SyncReport, register
 from leaderboard.services.record_fields import InvalidRecord
 from leaderboard.submission_progress import Progress
 
@@ -51,9 +53,6 @@ def planned_versions(names: list[str]) -> tuple[dict[str, str], dict[str, str]]:
     (another task or other languages under the same name) is not planned. A folder whose
     files cannot be read stays planned without a version: the engine reports why it
     fails, and no record of it can be stored."""
-    from evaluation.errors import InvalidDataset
-    from leaderboard.services.dataset_registry import Refused, SyncReport, register
-
     infos = {info.name: info for info in discover(settings.DATA_DIR) if info.name in names}
     versions, refused = {}, {}
     for name in [name for name in names if name in infos]:
