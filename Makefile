@@ -66,6 +66,7 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 # Chromium, ChromeDriver and nginx: installed when possible, else the command to run.
 system-tools:

@@ -1,4 +1,4 @@
-"""Time the comparison page (issue #27.1) on a database loaded as `make data` loads it.
+"""Time the comparison page on a database loaded as `make data` loads it.
 
 Reads, never writes: run it against the database of a `make data` (published records,
 EuroEval's board CSVs, the data pack, the suite seeds, aggregated). It requests, with

@@ -1,4 +1,4 @@
-"""What measuring an evaluation's efficiency costs (issue #26: it must add under 2%).
+"""What measuring an evaluation's efficiency costs (docs/methodology.md §11; it must add under 2%).
 
 Loads a bundled model once, then evaluates the same slice with the measurement on and off,
 alternating (``--pairs`` times), each time with an empty output cache, and prints per run the

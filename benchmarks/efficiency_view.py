@@ -1,4 +1,4 @@
-"""Time a board's efficiency view (issue #26) with N entries × D datasets, every evaluation
+"""Time a board's efficiency view (docs/methodology.md §11) with N entries × D datasets, every evaluation
 measured (half the models on a CPU identity, half on a GPU one), and a model page with
 its cost section (median of R requests).
 

@@ -1,4 +1,4 @@
-"""Cost of one exam (issue #17) with the bundled models: calls, tokens and seconds.
+"""Cost of one exam (docs/methodology.md §8) with the bundled models: calls, tokens and seconds.
 
 Runs ``python -m evaluation examine`` in-process: SmolLM2-135M-Instruct and
 Gemma-3-270M examine each other (peer examination, each also answering its own

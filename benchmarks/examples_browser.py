@@ -1,4 +1,4 @@
-"""Per-example evidence (issue #16): what it costs to store, and how fast the prediction
+"""Per-example evidence: what it costs to store, and how fast the prediction
 browser and the comparison page answer on 2,048 examples.
 
 In a scratch database (Django's test database machinery, destroyed afterwards):

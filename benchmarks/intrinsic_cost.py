@@ -1,5 +1,5 @@
 """What the intrinsic measures (bits per byte, the membership probe) cost on top of an
-evaluation, and the engine's time against a lower bound (issue #30.4).
+evaluation, and the engine's time against a lower bound.
 
 Not a test: run by hand, numbers go to BENCHMARKS.md.
 

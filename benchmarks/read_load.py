@@ -1,5 +1,5 @@
 """Readers under load: 50 concurrent clients on board pages and the JSON API while a
-submission evaluates and aggregations re-run (issue #13's load criterion).
+submission evaluates and aggregations re-run (the read-load criterion).
 
 Usage (PostgreSQL + Redis from the environment, as for the tests):
 
@@ -173,7 +173,7 @@ def main() -> int:
                 + ["--prefetch-multiplier", "1", "-n", f"bench-{queue}@%h", "--loglevel", "INFO"]
                 + ["--logfile", str(logs / f"read-load-{queue}.log")],
                 cwd=ROOT,
-                # the gpu worker has no database (issue #13.5); the default worker applies its events
+                # the gpu worker has no database (README, "Trust boundary"); the default worker applies its events
                 env=env if queue == "default" else {**env, "DATABASE_URL": "", "GLOSSA_NO_DATABASE": "1"},
             )
         )

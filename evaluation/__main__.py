@@ -17,6 +17,7 @@ import json
 import logging
 import sys
 from pathlib import Path
+from typing import Any
 
 from evaluation.errors import EvaluationError
 
@@ -111,7 +112,7 @@ class _Progress:
 
     def __init__(self) -> None:
         self.tty = sys.stderr.isatty()
-        self.bars: dict[str, object] = {}
+        self.bars: dict[str, Any] = {}  # tqdm bars (tqdm is imported only on a terminal)
         self.last_logged: dict[str, int] = {}
 
     def __call__(self, dataset: str, done: int, total: int) -> None:

@@ -24,10 +24,10 @@ def bio_to_entities(tokens: Sequence[str], tags: Sequence[str], keys: dict[str, 
     """IOB2 tags → ``{translated type: [entity text, ...]}`` (every key present)."""
     out: dict[str, list[str]] = {name: [] for name in keys.values()}
     current: list[str] = []
-    current_type = None
+    current_type: str | None = None
     for token, tag in [*zip(tokens, tags, strict=True), ("", "O")]:
         if current and (tag == "O" or tag.startswith("B-") or tag[2:] != current_type):
-            if current_type in keys:
+            if current_type is not None and current_type in keys:
                 out[keys[current_type]].append(" ".join(current))
             current, current_type = [], None
         if tag.startswith("B-") or (tag.startswith("I-") and not current):

@@ -30,7 +30,7 @@ def gunzip_bounded(data: bytes, max_bytes: int) -> bytes:
 
 
 def bounded_lines(
-    stream: BinaryIO, max_line: int, max_total: int | None = None, chunk_bytes: int = CHUNK_BYTES
+    stream: BinaryIO | io.BufferedIOBase, max_line: int, max_total: int | None = None, chunk_bytes: int = CHUNK_BYTES
 ) -> Iterator[bytes | None]:
     """Each line of ``stream`` (without its newline), read in chunks of ``chunk_bytes``;
     ``None`` for a line longer than ``max_line`` bytes, whose rest is read and dropped chunk

@@ -81,8 +81,11 @@ def _scores(where: str, value: object, keys: Sequence[str]) -> None:
 
 
 def _draws(where: str, value: object) -> None:
-    ok = isinstance(value, list) and 0 < len(value) <= MAX_DRAWS
-    if not ok or not all(isinstance(i, int) and not isinstance(i, bool) for i in value):
+    if (
+        not isinstance(value, list)
+        or not 0 < len(value) <= MAX_DRAWS
+        or not all(isinstance(i, int) and not isinstance(i, bool) for i in value)
+    ):
         raise BadExample(f"{where} must list 1 to {MAX_DRAWS} iteration numbers")
 
 

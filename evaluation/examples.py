@@ -1,4 +1,4 @@
-"""Per-example evidence of one evaluation (issue #16.1): what the model answered on each
+"""Per-example evidence of one evaluation: what the model answered on each
 test example, whether the answer could be read, how it scored, and in which bootstrap
 iterations the example was drawn.
 

@@ -1,6 +1,6 @@
-"""What a decoder's token log-probabilities say besides the task scores (issue #16.6-7).
+"""What a decoder's token log-probabilities say besides the task scores (docs/methodology.md §10).
 
-**Bits per byte** (seed 002): how well the model predicts a held-out text, in bits per
+**Bits per byte** (docs/methodology.md §10): how well the model predicts a held-out text, in bits per
 UTF-8 byte, so that models with different tokenizers compare (perplexity per token does
 not). Per evaluation, on the first ``TEXTS`` evaluated test documents of the dataset (their
 first ``MAX_CHARS`` characters); the per-language

@@ -46,7 +46,7 @@ def latency_ms(seconds: Sequence[float]) -> dict:
     return {"median": round(float(median), 3), "p95": round(float(p95), 3)}
 
 
-def per_second(tokens: int, seconds: float) -> float:
+def per_second(tokens: float, seconds: float) -> float:
     return round(tokens / seconds, 3) if seconds > 0 else 0.0
 
 

@@ -8,13 +8,18 @@ secondary metric of a task for one iteration.
 
 from __future__ import annotations
 
-import re
-import string
-from collections import Counter
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from evaluation.answer_metrics import (  # noqa: F401 (reading comprehension, summarization: metrics of this module too)
+    chrf3pp,
+    normalize_answer,
+    squad_em,
+    squad_em_single,
+    squad_f1,
+    squad_f1_single,
+)
 from evaluation.simplification_metrics import meteor, sari
 from evaluation.stats import mean_ci
 from evaluation.tasks import get_task
@@ -65,70 +70,7 @@ def micro_f1_no_misc(true_tags: Sequence[Sequence[str]], pred_tags: Sequence[Seq
     return micro_f1(_without_misc(true_tags), _without_misc(pred_tags))
 
 
-# --- reading comprehension (SQuAD) ------------------------------------------------------
-
-_ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
-_PUNCT = set(string.punctuation)
-
-
-def normalize_answer(text: str) -> str:
-    """SQuAD normalisation: lower case, drop punctuation and English articles, squeeze spaces."""
-    text = text.lower()
-    text = "".join(ch for ch in text if ch not in _PUNCT)
-    text = _ARTICLES.sub(" ", text)
-    return " ".join(text.split())
-
-
-def squad_f1_single(prediction: str, truth: str) -> float:
-    pred_tokens = normalize_answer(prediction).split()
-    true_tokens = normalize_answer(truth).split()
-    if not pred_tokens or not true_tokens:
-        return float(pred_tokens == true_tokens)
-    common = Counter(pred_tokens) & Counter(true_tokens)
-    same = sum(common.values())
-    if same == 0:
-        return 0.0
-    precision = same / len(pred_tokens)
-    recall = same / len(true_tokens)
-    return 2 * precision * recall / (precision + recall)
-
-
-def squad_em_single(prediction: str, truth: str) -> float:
-    return float(normalize_answer(prediction) == normalize_answer(truth))
-
-
-def squad_f1(predictions: Sequence[str], answers: Sequence[Sequence[str]]) -> float:
-    """Mean over questions of the best token F1 against any gold answer."""
-    if not predictions:
-        return 0.0
-    return float(
-        np.mean(
-            [max(squad_f1_single(p, t) for t in (golds or [""])) for p, golds in zip(predictions, answers, strict=True)]
-        )
-    )
-
-
-def squad_em(predictions: Sequence[str], answers: Sequence[Sequence[str]]) -> float:
-    if not predictions:
-        return 0.0
-    return float(
-        np.mean(
-            [max(squad_em_single(p, t) for t in (golds or [""])) for p, golds in zip(predictions, answers, strict=True)]
-        )
-    )
-
-
 # --- summarization -----------------------------------------------------------------------
-
-
-def chrf3pp(predictions: Sequence[str], references: Sequence[str]) -> float:
-    """Corpus chrF++ with β = 3 (character 6-grams + word bigrams), sacrebleu, scaled to [0, 1]."""
-    from sacrebleu.metrics import CHRF
-
-    if not predictions:
-        return 0.0
-    metric = CHRF(char_order=6, word_order=2, beta=3)
-    return float(metric.corpus_score(list(predictions), [list(references)]).score) / 100.0
 
 
 def rouge_l(predictions: Sequence[str], references: Sequence[str]) -> float:

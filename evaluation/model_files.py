@@ -60,7 +60,8 @@ def root_files(siblings: Iterable[RepoFile], *, remote_code: bool = False) -> li
 def total_bytes(files: Iterable[RepoFile]) -> int | None:
     """The sum of the sizes, or None when one is unknown (the Hub did not say)."""
     sizes = [f.size for f in files]
-    return None if any(s is None for s in sizes) else sum(sizes)
+    known = [size for size in sizes if size is not None]
+    return None if len(known) < len(sizes) else sum(known)
 
 
 def siblings_of(meta) -> list[RepoFile]:
@@ -253,7 +254,7 @@ def _check_counted(model_id: str, folder: Path, entry: Path, limits: Limits) -> 
         if counted is None:
             raise ModelTooLarge(
                 f"{model_id}'s parameters cannot be counted from its safetensors headers; this deployment "
-                f"evaluates models of at most {_count(limits.max_parameters)} parameters"
+                f"evaluates models of at most {_count(limits.max_parameters or 0)} parameters"
             )
         limits.check(model_id, num_parameters=counted, download_bytes=None)
     except ModelTooLarge:

@@ -399,7 +399,7 @@ def _convert(gguf: Path, out: Path) -> None:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
-    model.hf_quantizer = None
+    model.hf_quantizer = None  # type: ignore[assignment]  # dropped: the model is saved unquantised
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
     model.save_pretrained(out)

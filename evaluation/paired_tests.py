@@ -1,4 +1,4 @@
-"""Paired significance tests of two models on the same examples (issue #16.3).
+"""Paired significance tests of two models on the same examples (docs/methodology.md §7a).
 
 Two models answered the same test examples; each example has a score per model. The
 scores are paired, so the test looks at the per-example differences:

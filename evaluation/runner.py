@@ -186,6 +186,9 @@ def _evaluate_encoder(info, loaded, settings, on_record, on_progress) -> list[di
         answers: list[dict] = []
         run = FineTuneRun(_training_device()) if settings.efficiency else None
         meter = DatasetMeter(run).start() if run else None
+        progress: Callable[[int, int], None] | None = None
+        if on_progress:
+            progress = lambda done, total, name=ds_info.name: on_progress(name, done, total)  # noqa: E731
         raw = evaluate_encoder_dataset(
             model_dir,
             ds_info,
@@ -194,7 +197,7 @@ def _evaluate_encoder(info, loaded, settings, on_record, on_progress) -> list[di
             iterations=settings.iterations,
             max_steps=settings.max_train_steps,
             device=_training_device(),
-            progress=(lambda done, total, name=ds_info.name: on_progress(name, done, total)) if on_progress else None,
+            progress=progress,
             answers=answers,
             run=run,
         )
@@ -210,7 +213,7 @@ def _evaluate_encoder(info, loaded, settings, on_record, on_progress) -> list[di
             "finetune",
             [[] for _ in raw],
         )
-        if meter is not None:
+        if meter is not None and run is not None:
             for ids, seconds in run.predicted:  # the texts each prediction pass read, in GPT-2 tokens
                 meter.called([fmt.document(rows[j]) for j in ids], seconds)
             record["efficiency"] = meter.finish()

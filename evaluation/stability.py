@@ -1,4 +1,4 @@
-"""How many examples a dataset needs to rank models (issue #16.5; seed 003, the GEM paper:
+"""How many examples a dataset needs to rank models (docs/methodology.md §9; the GEM paper:
 a benchmark should know whether its test set can separate the systems it ranks).
 
 Input: per model, its per-example scores on the same examples (the task's first

@@ -1,4 +1,4 @@
-"""What kind of task a task is, and everything that follows from it (issue #18.1).
+"""What kind of task a task is, and everything that follows from it.
 
 A task (:class:`evaluation.tasks.TaskSpec`) names its kind; the kind carries the
 behaviour that used to be spread over the prompts, the runner, the metrics and the
@@ -30,7 +30,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from evaluation.answer_formats import MC_LETTERS, bio_to_entities, join_words, ner_json_schema
+from evaluation.answer_metrics import chrf3pp, squad_em, squad_f1
 from evaluation.backends.base import cut_at_stop
+from evaluation.predict import closest_label, label_named, ner_tags
+from evaluation.simplification_metrics import meteor_single, sari_single
 
 
 def _cut(text: str, keep_fraction: float) -> str:
@@ -86,7 +89,7 @@ class TaskKind:
         raise NotImplementedError
 
     def example_scores(self, gold, prediction) -> dict[str, float]:
-        """One example's scores (issue #16: per-example evidence, paired tests), in [0, 1]."""
+        """One example's scores (per-example evidence, paired tests), in [0, 1]."""
         raise NotImplementedError
 
     def answer_valid(self, fmt, row: dict, answer: dict) -> bool:
@@ -129,8 +132,6 @@ class LabelScoring(TaskKind):
         scores = predictor.label_scores(prompts, continuations)
         if scores is not None:
             return [{"scores": s, "prediction": canonical[int(np.argmax(s))]} for s in scores]
-        from evaluation.predict import closest_label
-
         return [{"output": o, "prediction": canonical[closest_label(o, words)]} for o in predictor.generate(prompts)]
 
     def encoder_labels(self, declared: Sequence, train_rows: Sequence[dict]) -> list:
@@ -144,8 +145,6 @@ class LabelScoring(TaskKind):
         (an answer naming none is mapped to the most similar label, and counted invalid)."""
         if "output" not in answer:
             return True
-        from evaluation.predict import label_named
-
         return label_named(answer["output"], self.label_words(fmt, row)) is not None
 
 
@@ -204,8 +203,6 @@ class StructuredGeneration(TaskKind):
         return {**row, "tokens": row["tokens"][:n], "labels": row["labels"][:n]}
 
     def predict(self, predictor, fmt, rows: list[dict], prompts: list[str]) -> list[dict]:
-        from evaluation.predict import ner_tags
-
         keys = fmt.ner_keys()
         outputs = predictor.generate(prompts, schema=ner_json_schema(keys))
         out = []
@@ -257,8 +254,6 @@ class SpanExtraction(TaskKind):
 
     def example_scores(self, gold, prediction) -> dict[str, float]:
         """SQuAD F1 and exact match against the best of the gold answers."""
-        from evaluation.metrics import squad_em, squad_f1
-
         return {"f1": squad_f1([prediction], [gold]), "em": squad_em([prediction], [gold])}
 
 
@@ -283,8 +278,6 @@ class FreeGeneration(TaskKind):
 
     def example_scores(self, gold, prediction) -> dict[str, float]:
         """The text's chrF++ (β = 3), sacreBLEU's sentence score, in [0, 1]."""
-        from evaluation.metrics import chrf3pp
-
         return {"chrf3pp": chrf3pp([prediction], [gold])}
 
 
@@ -304,8 +297,6 @@ class Rewriting(FreeGeneration):
         return {"source": row[self.text_field], "references": self.references(row)}
 
     def example_scores(self, gold, prediction) -> dict[str, float]:
-        from evaluation.simplification_metrics import meteor_single, sari_single
-
         return {
             "meteor": meteor_single(prediction, gold["references"]),
             "sari": sari_single(gold["source"], prediction, gold["references"]),

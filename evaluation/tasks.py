@@ -312,7 +312,23 @@ _EUROEVAL_TASKS = (
     ),
 )
 TASKS.update(
-    (row[0], TaskSpec(*row[:8], category=row[8], evaluable=False, on_boards=row[9])) for row in _EUROEVAL_TASKS
+    (
+        name,
+        TaskSpec(
+            name,
+            kind,
+            primary,
+            secondary,
+            shots,
+            tokens,
+            label,
+            short,
+            category=category,
+            evaluable=False,
+            on_boards=on_boards,
+        ),
+    )
+    for name, kind, primary, secondary, shots, tokens, label, short, category, on_boards in _EUROEVAL_TASKS
 )
 # EuroEval ranks instruction following no more (it is not among its board tasks).
 TASKS["instruction-following"] = replace(TASKS["instruction-following"], on_boards=False)

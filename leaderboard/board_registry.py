@@ -1,5 +1,5 @@
 """The one registry of boards: which language board each language code feeds, and the
-group boards (issue #18.3).
+group boards.
 
 The database holds it: ``Language.board`` (``nb`` and ``nn`` feed ``no``) and
 ``LanguageGroup`` (a group's name and member boards), seeded by migration 0002 from

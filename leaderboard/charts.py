@@ -224,7 +224,7 @@ def dataset_distribution(rows: list[dict], metric_label: str) -> go.Figure:
 
 
 def dataset_stability(rows: list) -> go.Figure:
-    """Seed 003's question, per subsample size: the share of model pairs a paired test
+    """The stability question (docs/methodology.md §9), per subsample size: the share of model pairs a paired test
     separates and Kendall's τ against the full ranking (``evaluation.stability`` rows)."""
     sizes = [row.n for row in rows]
     figure = go.Figure(

@@ -1,4 +1,4 @@
-"""The quality-vs-cost chart of a board's efficiency view (issue #26.3): rank score (lower
+"""The quality-vs-cost chart of a board's efficiency view (docs/methodology.md §11): rank score (lower
 is better, nothing of the cost in it) against throughput or memory, one colour per
 hardware identity, each identity's Pareto front drawn as a line with its models named.
 Identities are never joined into one front: their costs do not compare."""

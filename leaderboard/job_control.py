@@ -1,5 +1,5 @@
 """What a GPU worker may know about its job without a database: a small store beside the
-broker that both sides can reach (issue #13.5: the ``gpu`` worker holds no database
+broker that both sides can reach (README, "Trust boundary: the GPU side"; the ``gpu`` worker holds no database
 credentials).
 
 * ``current(submission)``: the task id that owns the submission now. The site writes it

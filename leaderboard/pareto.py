@@ -1,4 +1,4 @@
-"""The Pareto front of quality against cost (issue #26.3): pure, no Django.
+"""The Pareto front of quality against cost (docs/methodology.md §11): pure, no Django.
 
 A point is on the front when no other point is at least as good on both axes and better on
 one. Quality is the rank score (lower is better); cost is throughput (higher is better) or

@@ -70,7 +70,7 @@ def _local_secret_key() -> str:
         raise ImproperlyConfigured("Set SECRET_KEY in the environment.") from exc
 
 
-# GLOSSA_NO_DATABASE=1: a process with no database at all (the GPU worker, issue #13.5): any
+# GLOSSA_NO_DATABASE=1: a process with no database at all (the GPU worker, README, "Trust boundary: the GPU side"): any
 # query raises ImproperlyConfigured, so a code path that would reach the database fails loudly.
 GLOSSA_NO_DATABASE = env_bool("GLOSSA_NO_DATABASE", False)
 DEBUG = env_bool("DEBUG", False)
@@ -303,7 +303,7 @@ EVALUATION_BACKEND = os.environ.get("GLOSSA_BACKEND", "transformers")
 EVALUATION_MAX_TRAIN_STEPS = env_int("GLOSSA_MAX_TRAIN_STEPS", None)
 SUBMISSIONS_PER_DAY = env_int("GLOSSA_SUBMISSIONS_PER_DAY", 5)
 RANK_BOOTSTRAP_REPLICATES = env_int("GLOSSA_RANK_BOOTSTRAP_REPLICATES", 200)
-# Language models as examiners (issue #17): per exam run, questions per examiner, rounds of
+# Language models as examiners (docs/methodology.md §8): per exam run, questions per examiner, rounds of
 # follow-ups, the answer budget, and at most this many examinees (the submitted model and the
 # latest round's best); GLOSSA_EXAM_PEER=1: every examinee also examines the others.
 EXAM_QUESTIONS = max(1, env_int("GLOSSA_EXAM_QUESTIONS", 30))

@@ -1,4 +1,4 @@
-"""A submission's progress, typed (issue #18.5): per dataset its state (pending, running,
+"""A submission's progress, typed: per dataset its state (pending, running,
 done, failed, unavailable), the units done of the total while running, and why it failed
 or cannot run; and which worker process holds the submission.
 

@@ -19,11 +19,11 @@ def load_backend(name: str, model_id: str, weights: Path | None, *, trust_remote
     if kind == "transformers":
         from evaluation.backends.transformers import TransformersBackend
 
-        return TransformersBackend(weights, trust_remote_code=trust_remote_code)
+        return TransformersBackend(_local(weights, kind), trust_remote_code=trust_remote_code)
     if kind == "vllm":
         from evaluation.backends.vllm import VLLMBackend
 
-        return VLLMBackend(weights, trust_remote_code=trust_remote_code)
+        return VLLMBackend(_local(weights, kind), trust_remote_code=trust_remote_code)
     if kind == "openai":
         from evaluation.backends.openai import OpenAIBackend
 
@@ -35,3 +35,10 @@ def load_backend(name: str, model_id: str, weights: Path | None, *, trust_remote
 
 
 __all__ = ["Backend", "BACKENDS", "load_backend"]
+
+
+def _local(weights: Path | None, kind: str) -> Path:
+    """The model's downloaded weights, which a backend that runs the model here needs."""
+    if weights is None:
+        raise EvaluationError(f"the {kind} backend runs the model here and needs its weights")
+    return weights

@@ -78,7 +78,8 @@ class OpenAIBackend:
     def _used(self, started: float, data: dict, prompt: str, text: str) -> None:
         """One request: the server's own token counts (``usage``) where it sends them, else the
         local tokenizer's; without either, 0 (never a guess)."""
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        reported = data.get("usage")
+        usage: dict = reported if isinstance(reported, dict) else {}
 
         def tokens(key: str, sent: str) -> int:
             value = usage.get(key)
@@ -94,7 +95,7 @@ class OpenAIBackend:
     # --- text ------------------------------------------------------------------------------
     def render_chat(self, messages: list[dict]) -> str:
         if self.tokenizer is not None and self.tokenizer.chat_template:
-            return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+            return str(self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True))
         return CHAT_MARKER + json.dumps(messages, ensure_ascii=False)
 
     def count_tokens(self, text: str) -> int:
@@ -140,7 +141,7 @@ class OpenAIBackend:
         sampling: Sampling | None = None,
     ):
         started = time.perf_counter()
-        decoding = {"temperature": 0}
+        decoding: dict[str, float | int] = {"temperature": 0}
         if sampling is not None:
             decoding = {"temperature": sampling.temperature, "top_p": sampling.top_p, "seed": sampling.seed}
         if prompt.startswith(CHAT_MARKER):
@@ -203,7 +204,7 @@ class OpenAIBackend:
         """The text of the continuation's first token (exact with a local tokenizer)."""
         if self.tokenizer is not None:
             first = self.tokenizer(continuation, add_special_tokens=False)["input_ids"][0]
-            return self.tokenizer.decode([first])
+            return str(self.tokenizer.decode([first]))
         return continuation
 
     def _same(self, token: str, target: str) -> bool:

@@ -59,7 +59,7 @@ class TransformersBackend:
             )
         except Exception as exc:
             raise ModelLoadError(f"could not load the model weights from {weights}: {exc}") from exc
-        self.model.to(self.device).eval()
+        self.model.to(self.device).eval()  # type: ignore[arg-type]  # transformers types .to as its decorator's
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         cfg = (
@@ -88,7 +88,7 @@ class TransformersBackend:
 
     # --- text ----------------------------------------------------------------------------
     def render_chat(self, messages: list[dict]) -> str:
-        return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        return str(self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True))
 
     def encode(self, text: str) -> list[int]:
         bos = self.tokenizer.bos_token
@@ -294,7 +294,12 @@ class TransformersBackend:
         prefix_ids = (
             self._common_prefix_ids(encoded, shared_prefix, decode_steps=max_new_tokens) if sampling is None else []
         )
-        decoding = {"do_sample": False, "top_p": None, "top_k": None, "temperature": None}
+        decoding: dict[str, bool | float | None] = {
+            "do_sample": False,
+            "top_p": None,
+            "top_k": None,
+            "temperature": None,
+        }
         if sampling is not None:  # one seed for the whole call: the same prompts give the same samples
             torch.manual_seed(sampling.seed)
             decoding = {"do_sample": True, "top_p": sampling.top_p, "top_k": None, "temperature": sampling.temperature}
@@ -394,7 +399,7 @@ class TransformersBackend:
         active = list(range(n))  # the original row of each row of the batch tensors
         for _ in range(max_new_tokens):
             scores = last.float().cpu()
-            if matchers is not None:
+            if matchers is not None and bitmask is not None:
                 import xgrammar as xgr
 
                 for j, r in enumerate(active):
@@ -427,7 +432,7 @@ class TransformersBackend:
             )
             lengths = lengths + 1
             last = out.logits[:, -1]
-        return [self.tokenizer.decode(g, skip_special_tokens=True) for g in generated], [len(g) for g in generated]
+        return [str(self.tokenizer.decode(g, skip_special_tokens=True)) for g in generated], [len(g) for g in generated]
 
     def close(self) -> None:
         self._prefix_cache = None

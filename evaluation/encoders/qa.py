@@ -85,15 +85,23 @@ def answer_token_span(row: dict, offsets: Sequence[tuple[int, int] | None]) -> t
     if not context_tokens:
         return 0, 0
     first, last = context_tokens[0], context_tokens[-1]
-    if offsets[first][0] > start_char or offsets[last][1] < end_char:
+    if _span(offsets, first)[0] > start_char or _span(offsets, last)[1] < end_char:
         return 0, 0
     start = first
-    while start <= last and offsets[start][1] <= start_char:
+    while start <= last and _span(offsets, start)[1] <= start_char:
         start += 1
     end = last
-    while end >= first and offsets[end][0] >= end_char:
+    while end >= first and _span(offsets, end)[0] >= end_char:
         end -= 1
     return start, end
+
+
+def _span(offsets: Sequence[tuple[int, int] | None], token: int) -> tuple[int, int]:
+    """The character span of a context token (the context's tokens are contiguous)."""
+    span = offsets[token]
+    if span is None:
+        raise ValueError(f"token {token} is inside the context's tokens but not of the context")
+    return span
 
 
 def best_span(

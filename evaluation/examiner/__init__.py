@@ -1,4 +1,4 @@
-"""Language models as examiners (Bai et al. 2023, seed 004), without Django.
+"""Language models as examiners (Bai et al. 2023; docs/methodology.md §8), without Django.
 
 An examiner writes an exam over a domain taxonomy at three cognitive levels, asks
 follow-up questions after correct answers, grades open answers on a Likert scale as

@@ -319,9 +319,9 @@ class Exam:
         """Each main question's counted answers, ranked by its examiner; an examiner's
         merge sorts advance together, one batch of its pending comparisons per step."""
         by_question: dict[str, dict[str, _Answer]] = {}
-        for a in answers:
-            if a.counted and a.question.depth == 0:
-                by_question.setdefault(a.question.id, {})[a.examinee.name] = a
+        for answer in answers:
+            if answer.counted and answer.question.depth == 0:
+                by_question.setdefault(answer.question.id, {})[answer.examinee.name] = answer
         running = {}
         for q in questions:
             entries = by_question.get(q.id, {})
@@ -438,6 +438,7 @@ class Exam:
     def cost_record(self) -> dict:
         models = {}
         for p in self.examiners + self.examinees:
+            assert isinstance(p.backend, MeteredBackend)  # Participant.__post_init__ wraps every backend
             models[p.name] = p.backend.usage.to_dict()
         totals = {key: sum(m[key] for m in models.values()) for key in ("calls", "prompt_tokens", "generated_tokens")}
         totals["seconds"] = round(sum(m["seconds"] for m in models.values()), 3)

@@ -12,6 +12,8 @@ shows how far each rank moves; a move outside the entry's simultaneous set is fl
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from evaluation.examiner.bradley_terry import RIDGE, Verdicts, bootstrap, fit, verdicts_from_records
@@ -66,7 +68,7 @@ def pairwise_board(records: list[dict], families: dict[str, str], *, replicates:
     entries = {}
     for j, name in enumerate(verdicts.entries):
         low, high = int(simultaneous[0][j]), int(simultaneous[1][j])
-        moves = [
+        moves: list[dict[str, Any]] = [
             {"examiner": e, "rank": int(r[j]), "move": int(r[j]) - int(ranks[j]), "outside": not low <= r[j] <= high}
             for e, r in left_out.items()
             if r[j] > 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Literal, overload
 
 from evaluation.errors import EvaluationError
 from evaluation.examiner.merge_sort import comparison_bound
@@ -40,6 +41,10 @@ class ExamDocument:
     cost: dict | None = None
 
 
+@overload
+def _text(record: dict, key: str, line: int, *, limit: int = ..., optional: Literal[False] = ...) -> str: ...
+@overload
+def _text(record: dict, key: str, line: int, *, limit: int = ..., optional: bool) -> str | None: ...
 def _text(record: dict, key: str, line: int, *, limit: int = MAX_TEXT, optional: bool = False) -> str | None:
     value = record.get(key)
     if value is None and optional:
@@ -74,8 +79,8 @@ def _models(record: dict, key: str, line: int) -> list[str]:
 
 def read_exam(lines: Iterable[str | bytes]) -> ExamDocument:
     doc: ExamDocument | None = None
-    questions: dict[str, dict] = {}
-    answers: dict[str, dict] = {}
+    questions: dict[object, dict] = {}  # by id; looked up with whatever a line names
+    answers: dict[object, dict] = {}
     examiners: set[str] = set()
     examinees: set[str] = set()
     for number, raw in enumerate(lines, start=1):

@@ -38,7 +38,7 @@ from evaluation.examiner.schemas import DIMENSIONS
 CORRECT_ACCURACY = 3  # an answer is correct when its accuracy grade is the top of the scale
 
 
-def _round(value: float | None, digits: int = 4) -> float | None:
+def _round(value: float | np.floating | None, digits: int = 4) -> float | None:
     return None if value is None or not np.isfinite(value) else round(float(value), digits)
 
 
@@ -151,13 +151,14 @@ def summarise(records: Iterable[dict], *, bootstrap: int = 1000, seed: int = 0) 
         follow[answer["examinee"]][questions[answer["question"]]["depth"]].append(ok)
     chain: dict[str, list[int]] = defaultdict(list)
     children: dict[str, list[str]] = defaultdict(list)  # (question id) -> follow-up question ids
-    for q in questions.values():
-        if q.get("parent"):
-            children[q["parent"]].append(q["id"])
+    for question in questions.values():
+        if question.get("parent"):
+            children[question["parent"]].append(question["id"])
     answer_of = {(a["question"], a["examinee"]): a["id"] for a in answers.values()}
     for qid in question_ids:
         for model in main_grades[qid]:
-            reached, current = 0, qid
+            reached = 0
+            current: str | None = qid
             while current is not None and correct.get(answer_of.get((current, model), "")):
                 reached += 1
                 current = next((c for c in children[current] if questions[c].get("examinee") == model), None)

@@ -3,6 +3,7 @@ from django.utils import timezone
 
 from leaderboard.admin.datasets import DatasetAdminForm, DatasetVersionInline
 from leaderboard.admin.ranking import ReaggregatesOnChange
+from leaderboard.dataset_plan import boards_of_datasets
 from leaderboard.models import (
     AggregationRun,
     Dataset,
@@ -75,8 +76,6 @@ class EvaluationAdmin(ReaggregatesOnChange, admin.ModelAdmin):
         super().save_model(request, obj, form, change)
 
     def boards_to_refresh(self, obj) -> list[str]:
-        from leaderboard.services.submissions import boards_of_datasets
-
         return boards_of_datasets([obj.dataset.name])
 
 

@@ -1,4 +1,4 @@
-"""What running a model costs (issue #26), read-only in the admin: the numbers come from
+"""What running a model costs (docs/methodology.md §11), read-only in the admin: the numbers come from
 records, speed reports and published files, each checked on import, never typed in."""
 
 from django.contrib import admin

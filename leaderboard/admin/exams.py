@@ -1,4 +1,4 @@
-"""Language models as examiners in the admin (issue #17): register examiners, start an
+"""Language models as examiners in the admin (docs/methodology.md §8): register examiners, start an
 exam round in their languages, re-queue a failed run, recompute an exam's scores."""
 
 from django.contrib import admin, messages

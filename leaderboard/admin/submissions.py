@@ -1,4 +1,4 @@
-"""Submissions in the admin: re-queue, cancel, and run the speed benchmark (issue #26.5)."""
+"""Submissions in the admin: re-queue, cancel, and run the speed benchmark (docs/methodology.md §11)."""
 
 from django.contrib import admin, messages
 

@@ -8,7 +8,7 @@ Glossa's identity travels along: the dataset version (fingerprint) in the result
 ``source_data.additional_details.dataset_version``, the model commit in
 ``model_info.additional_details.model_commit``, the protocol in
 ``eval_library.additional_details.protocol`` (``iterations`` and ``limit`` as the record
-has them), the evaluation's cost (issue #26) JSON-encoded in
+has them), the evaluation's cost (docs/methodology.md §11) JSON-encoded in
 ``eval_library.additional_details.efficiency``, and every other field of the stored record as JSON in
 ``eval_library.additional_details.glossa_record``, so :mod:`.records` gives the record back.
 Per-iteration scores are the stored ones (fractions, canonical metric names with the
@@ -178,7 +178,7 @@ def _library(stored: StoredEvaluation) -> dict:
         **{key: record.get(key) for key in LIBRARY_FLAGS + LIBRARY_TEXTS + LIBRARY_COUNTS},
         "protocol": stored.protocol,
         "raw_results": json.dumps(raw_results(stored), ensure_ascii=False),
-        # what the evaluation cost (issue #26), JSON-encoded: EEE has no field for it
+        # what the evaluation cost (docs/methodology.md §11), JSON-encoded: EEE has no field for it
         "efficiency": json.dumps(record["efficiency"], ensure_ascii=False) if record.get("efficiency") else None,
         "glossa_record": json.dumps(extra, ensure_ascii=False, sort_keys=True) if extra else None,
     }

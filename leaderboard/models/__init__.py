@@ -23,6 +23,7 @@ from leaderboard.models.exams import (
     ExamRun,
     ExamRunStatus,
 )
+from leaderboard.models.jobs import LIVE_STATUSES, JobStatus
 from leaderboard.models.registry import ORIGINS, TASK_CHOICES, Dataset, DatasetVersion, Language, LanguageGroup
 from leaderboard.models.results import Evaluation, EvaluationExamples, IterationScore
 from leaderboard.models.submissions import (
@@ -49,6 +50,8 @@ __all__ = [
     "ExamResult",
     "ExamRun",
     "ExamRunStatus",
+    "JobStatus",
+    "LIVE_STATUSES",
     "ACTIVE_SUBMISSION_STATUSES",
     "AggregationRun",
     "BoardSnapshot",

@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 
 from leaderboard.identity import suite_language
+from leaderboard.models.jobs import AGGREGATION_STATUSES, JobStatus
 from leaderboard.models.submissions import LanguageModel
 
 
@@ -135,8 +136,8 @@ class AggregationRun(models.Model):
     trigger = models.CharField(max_length=40, default="command", help_text="command, admin, submission, import")
     status = models.CharField(
         max_length=12,
-        choices=[("RUNNING", "Running"), ("FINISHED", "Finished"), ("FAILED", "Failed")],
-        default="RUNNING",
+        choices=AGGREGATION_STATUSES,
+        default=JobStatus.RUNNING,
     )
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -1,4 +1,4 @@
-"""What running a model costs (issue #26), kept apart from its scores: nothing here enters a
+"""What running a model costs (docs/methodology.md §11), kept apart from its scores: nothing here enters a
 rank score.
 
 - ``EvaluationCost``: the engine's measurement of one evaluation (the record's

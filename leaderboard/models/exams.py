@@ -1,4 +1,4 @@
-"""Language models as examiners (issue #17): registered examiners, exam runs (the jobs),
+"""Language models as examiners (docs/methodology.md §8): registered examiners, exam runs (the jobs),
 and the exams they produce: questions, answers, grades, rankings and per-examinee results.
 
 An exam is one round in one language: its questions are new (a round is the method's
@@ -13,6 +13,7 @@ from __future__ import annotations
 from django.core.validators import RegexValidator
 from django.db import models
 
+from leaderboard.models.jobs import JobStatus
 from leaderboard.models.submissions import LanguageModel, Submission
 
 BACKEND_HELP = "transformers, vllm, or openai:URL for an OpenAI-compatible server (vllm serve, a hosted API)."
@@ -76,12 +77,7 @@ class Examiner(models.Model):
         return {"model": self.model_id, "backend": self.backend, "api_key_env": self.api_key_env}
 
 
-class ExamRunStatus(models.TextChoices):
-    PENDING = "PENDING", "Pending"
-    RUNNING = "RUNNING", "Running"
-    FINISHED = "FINISHED", "Finished"
-    FAILED = "FAILED", "Failed"
-    CANCELLED = "CANCELLED", "Cancelled"
+ExamRunStatus = JobStatus  # one vocabulary for every job (models/jobs.py)
 
 
 class ExamRun(models.Model):

@@ -84,7 +84,7 @@ class IterationScore(models.Model):
 
 
 class EvaluationExamples(models.Model):
-    """The per-example evidence of one evaluation (issue #16; format in
+    """The per-example evidence of one evaluation (format in
     ``evaluation/examples.py``): its examples as gzip-compressed JSON lines, with the counts
     the boards read without decompressing them. Published results come without examples."""
 

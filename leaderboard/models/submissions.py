@@ -9,6 +9,7 @@ from django.db import models
 from django.db.models import F, Q
 
 from leaderboard.jobs.queue_policy import submitter_key
+from leaderboard.models.jobs import JobStatus
 
 
 class ModelType(models.TextChoices):
@@ -105,12 +106,7 @@ class TypeSource(IntEnum):
         return self.name.lower().replace("_", "-")
 
 
-class SubmissionStatus(models.TextChoices):
-    PENDING = "PENDING", "Pending"
-    RUNNING = "RUNNING", "Running"
-    FINISHED = "FINISHED", "Finished"
-    FAILED = "FAILED", "Failed"
-    CANCELLED = "CANCELLED", "Cancelled"
+SubmissionStatus = JobStatus  # one vocabulary for every job (models/jobs.py)
 
 
 ACTIVE_SUBMISSION_STATUSES = (SubmissionStatus.PENDING, SubmissionStatus.RUNNING, SubmissionStatus.FINISHED)

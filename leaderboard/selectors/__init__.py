@@ -5,7 +5,7 @@ formatted, so templates only print them and exports write exactly what a page sh
 Leaderboards come from the cached ``Leaderboard`` / ``LeaderboardEntry`` rows written by
 aggregation; a board page costs a constant number of queries however many entries it has.
 
-Split by job (issue #18.4): ``formatting`` (display helpers, pure), ``boards`` (board reads,
+Split by job: ``formatting`` (display helpers, pure), ``boards`` (board reads,
 their cache and the home page), ``exports`` (the page downloads), ``pages`` (model and
 dataset pages). This package re-exports what views, templates and tests use.
 """

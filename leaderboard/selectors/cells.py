@@ -35,7 +35,7 @@ def _probe_flag(measures) -> str:
 
 
 def _unreadable_flag(counts) -> str:
-    """EuroEval's rule: ≥ 10% unparseable or empty answers make a cell doubtful (issue #16.4)."""
+    """EuroEval's rule: ≥ 10% unparseable or empty answers make a cell doubtful."""
     if not isinstance(counts, dict) or not counts.get("examples"):
         return ""
     return f"{counts['unparseable']} of {counts['examples']} answers unparseable or empty"
@@ -48,7 +48,7 @@ def number_cell(value) -> dict:
 
 
 def pooled_bits_per_byte(scores: dict) -> float | None:
-    """The entry's bits per byte over its dataset cells' held-out texts (seed 002; never ranked)."""
+    """The entry's bits per byte over its dataset cells' held-out texts (docs/methodology.md §10; never ranked)."""
     measures = [cell.get("measures") for cell in scores.values() if isinstance(cell, dict)]
     pooled = [m for m in measures if isinstance(m, dict) and m.get("bytes") and m.get("nats") is not None]
     total = sum(m["bytes"] for m in pooled)

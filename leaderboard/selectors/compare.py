@@ -1,4 +1,4 @@
-"""Reads for the comparison page (issues #16.3 and #27.1): two to four models.
+"""Reads for the comparison page (docs/methodology.md §7a): two to four models.
 
 On a board (``?board=CODE``, how the board's "Compare" button sends them), every dataset of
 the board the models share is compared from their per-iteration scores

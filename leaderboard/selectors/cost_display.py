@@ -1,4 +1,4 @@
-"""Display helpers for what running a model costs (issue #26), pure: the hardware line,
+"""Display helpers for what running a model costs (docs/methodology.md §11), pure: the hardware line,
 rates, memory and latency as text, and an entry's costs pooled over its datasets."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Reads for what running a model costs (issue #26): a board's efficiency view and the cost
+"""Reads for what running a model costs (docs/methodology.md §11): a board's efficiency view and the cost
 section of a model page. Nothing here touches a rank score: the view reads the board's
 cached entries for their rank score and place, and the costs beside them.
 

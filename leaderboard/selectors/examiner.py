@@ -1,4 +1,4 @@
-"""Reads for the Examiner boards (issue #17): a language's exam rounds, the board of one
+"""Reads for the Examiner boards (docs/methodology.md §8): a language's exam rounds, the board of one
 round, its questions and one question's answers, grades, ranking and follow-ups."""
 
 from __future__ import annotations

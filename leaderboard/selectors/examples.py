@@ -1,4 +1,4 @@
-"""Reads for the prediction browser (issue #16.2): one evaluation's examples, filtered and
+"""Reads for the prediction browser: one evaluation's examples, filtered and
 paginated, and the JSONL download of the same selection.
 
 An example is *correct* when it earns full marks on the task's first per-example score

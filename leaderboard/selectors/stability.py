@@ -1,4 +1,4 @@
-"""The stability table of a dataset (issue #16.5, ``evaluation/stability.py``) from the
+"""The stability table of a dataset (docs/methodology.md §9, ``evaluation/stability.py``) from the
 stored examples of the models evaluated on it.
 
 Each model counts once, with the evaluation the prediction browser shows first (few-shot,

@@ -31,7 +31,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from leaderboard import board_registry
-from leaderboard.models import AggregationRun, Leaderboard, LeaderboardEntry, LeaderboardRanking
+from leaderboard.models import AggregationRun, JobStatus, Leaderboard, LeaderboardEntry, LeaderboardRanking
 from leaderboard.ranking import RankingMethod, UnknownMethod, get_method
 from leaderboard.services import board_lock
 from leaderboard.services.board_compute import (  # noqa: F401  (re-exported)
@@ -173,9 +173,9 @@ def aggregate(
         run.boards = list(computed)
         run.entries_total = total
         run.entries_changed = changed
-        run.status = "FINISHED"
+        run.status = JobStatus.FINISHED
     except Exception as exc:
-        run.status = "FAILED"
+        run.status = JobStatus.FAILED
         run.error = f"{type(exc).__name__}: {exc}"
         raise
     finally:

@@ -311,7 +311,7 @@ UNREADABLE_SHARE = 0.10  # EuroEval's rule: a cell with ≥ 10% unparseable or e
 
 
 def unreadable_answers(eval_slot: dict[int, tuple[int, int]]) -> dict[tuple[int, int], dict]:
-    """The counted cells whose stored examples hold too many unreadable answers (issue #16.4)."""
+    """The counted cells whose stored examples hold too many unreadable answers."""
     counts = EvaluationExamples.objects.filter(evaluation_id__in=eval_slot, num_examples__gt=0).values_list(
         "evaluation_id", "num_invalid", "num_examples"
     )

@@ -1,4 +1,4 @@
-"""The comparison page on a board (issue #27.1): two to four models, side by side on every
+"""The comparison page on a board: two to four models, side by side on every
 dataset of the board they share, from their per-iteration scores. It only reads; it lives
 with the services because it reads the board's ranking through ``method_view`` (the site's
 layers: selectors below services).

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from leaderboard.models import Submission, SubmissionStatus
 from leaderboard.selectors.queue import held, sent_waiting
+from leaderboard.services.submission_job import enqueue
 
 logger = logging.getLogger(__name__)
 LOCK_KEY = 0x676C6F7373610001  # "glossa" + 1: the dispatcher's advisory lock
@@ -33,8 +34,6 @@ def _lock() -> None:
 def dispatch() -> list[int]:
     """Send the next submissions while fewer than GLOSSA_QUEUE_AHEAD wait on the broker;
     returns the ids sent (the messages go out when the transaction commits)."""
-    from leaderboard.services.submissions import enqueue
-
     sent = []
     with transaction.atomic():
         _lock()

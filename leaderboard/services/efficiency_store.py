@@ -1,4 +1,4 @@
-"""Writing what running a model cost (issue #26): an evaluation's checked ``efficiency``
+"""Writing what running a model cost (docs/methodology.md §11): an evaluation's checked ``efficiency``
 object (``record_efficiency.check_efficiency``) as its ``EvaluationCost`` row. Called by
 ``results_import.store_record`` inside the record's transaction, so a file import and a
 GPU worker's record (``submission_lifecycle`` → the same importer) store it alike."""

@@ -1,4 +1,4 @@
-"""Exam runs (issue #17): what the ``gpu`` queue is asked to examine, and what it reports.
+"""Exam runs (docs/methodology.md §8): what the ``gpu`` queue is asked to examine, and what it reports.
 
 A run is one new round in one language: the registered examiners that examine in it, and
 as examinees the submitted model (when a submission opted in) and the best of the
@@ -6,8 +6,10 @@ language's latest round (at most ``EXAM_MAX_EXAMINEES``); with ``EXAM_PEER`` the
 registered examiners sit the exam too and every examinee examines the others (never
 itself), with the deployment's backend. The job travels in the message (the GPU worker has no
 database); the worker reports through ``apply_exam_event`` on the ``default`` queue, and
-its finished document is imported like any exam (``services/exam_import.py``). Retries,
-attempts and failure reasons work as for evaluations.
+its finished document is imported like any exam (``services/exam_import.py``). An exam run
+is a kind of GPU job (:data:`EXAM_RUNS`): queueing, cancelling, re-queueing, the reaper, the
+check of an event against the run and the failures are the shared lifecycle's
+(``leaderboard/jobs/lifecycle.py``), as for evaluations.
 """
 
 from __future__ import annotations
@@ -16,8 +18,7 @@ import base64
 import gzip
 import logging
 import random
-import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -26,22 +27,32 @@ from django.utils import timezone
 
 from evaluation.compressed import TooLarge, gunzip_bounded
 from evaluation.examiner.taxonomy import exam_languages
-from leaderboard.models import Exam, Examiner, ExamQuestion, ExamRun, ExamRunStatus, ModelType, Submission
+from leaderboard.dataset_plan import boards_of_datasets, plan_datasets
+from leaderboard.jobs import lifecycle
+from leaderboard.models import (
+    LIVE_STATUSES,
+    Exam,
+    Examiner,
+    ExamQuestion,
+    ExamRun,
+    ExamRunStatus,
+    ModelType,
+    Submission,
+)
 from leaderboard.public_text import public_reason
+from leaderboard.services import broker_probe
 from leaderboard.services.exam_import import MAX_DOCUMENT_BYTES, ExamImportError, import_exam
 
 logger = logging.getLogger("leaderboard.services.exam_runs")
 
 RUN_EXAM_TASK = "leaderboard.tasks.run_exam"
-LIVE = (ExamRunStatus.PENDING, ExamRunStatus.RUNNING)  # a worker may still send events
+LIVE = LIVE_STATUSES  # a worker may still send events
+LOG_CHARS = 20_000
+BadExamEvent = lifecycle.BadEvent  # not an exam event: dropped with a log line
 
 
 class ExamNotStarted(Exception):
     """Why no exam could be started (no examiner for the language, no taxonomy, ...)."""
-
-
-class BadExamEvent(Exception):
-    pass
 
 
 def examiners_for(language: str) -> list[Examiner]:
@@ -128,7 +139,7 @@ def start_exam_run(language: str, *, submission: Submission | None = None) -> Ex
                     examinees=examinees,
                     settings=job_settings,
                     submission=submission,
-                    celery_task_id=str(uuid.uuid4()),
+                    celery_task_id=lifecycle.new_task_id(),
                 )
                 transaction.on_commit(lambda run=run: enqueue(run))
             return run
@@ -154,8 +165,6 @@ def start_for_submission(submission: Submission) -> None:
 
 
 def submission_languages(submission: Submission) -> list[str]:
-    from leaderboard.services.submissions import boards_of_datasets, plan_datasets
-
     return sorted(set(submission.languages or boards_of_datasets(plan_datasets(submission.languages)[0])))
 
 
@@ -183,31 +192,32 @@ def exam_job(run: ExamRun) -> dict:
     }
 
 
-def enqueue(run: ExamRun) -> None:
-    from celery import current_app
+def _waiting(now: datetime) -> Q:
+    return Q(created_at__lt=now - timedelta(seconds=settings.GLOSSA_PENDING_TIMEOUT))
 
-    try:
-        current_app.send_task(RUN_EXAM_TASK, args=[exam_job(run)], task_id=run.celery_task_id)
-    except Exception as exc:
-        logger.exception("could not queue exam run %s", run.pk)
-        ExamRun.objects.filter(pk=run.pk, status=ExamRunStatus.PENDING).update(
-            status=ExamRunStatus.FAILED,
-            failure_reason=f"Could not be queued: the task queue is unreachable ({type(exc).__name__}).",
-            finished_at=timezone.now(),
-        )
+
+EXAM_RUNS = lifecycle.JobKind(
+    name="exam run",
+    model=ExamRun,
+    id_key="run",
+    task_name=RUN_EXAM_TASK,
+    build_job=lambda pk, task_id: exam_job(ExamRun.objects.get(pk=pk)),
+    died_reason=lambda run, how: f"Its worker stopped responding {run.attempts} times; the models may not fit.",
+    silent_since="started_at",
+    waiting=_waiting,
+    take_back_fields=lambda run, now: {"failure_reason": "", "stage": ""},
+    requeue_fields={"stage": ""},
+)
+
+
+def enqueue(run: ExamRun) -> None:
+    lifecycle.enqueue(EXAM_RUNS, run.pk, run.celery_task_id)
 
 
 def cancel(run: ExamRun, reason: str = "Cancelled by an administrator.") -> bool:
     """A pending or running run → CANCELLED; its task is revoked (a running one terminated)
     and anything its worker still sends is ignored."""
-    from leaderboard.services.submission_lifecycle import revoke_task
-
-    updated = ExamRun.objects.filter(pk=run.pk, status__in=LIVE).update(
-        status=ExamRunStatus.CANCELLED, failure_reason=reason, finished_at=timezone.now()
-    )
-    if updated:
-        revoke_task(run.celery_task_id)
-    return bool(updated)
+    return lifecycle.cancel(EXAM_RUNS, run, reason)
 
 
 def cancel_for_submission(submission: Submission) -> int:
@@ -215,57 +225,20 @@ def cancel_for_submission(submission: Submission) -> int:
     return sum(cancel(run, "Cancelled with its submission.") for run in runs)
 
 
-def requeue(run: ExamRun, *, keep_attempts: bool = False) -> None:
-    """Queue the run again under a new task id (the old task's events are then ignored), the
-    same round: an administrator's retry starts the attempts afresh, the reaper's does not."""
-    run.status, run.failure_reason, run.stage = ExamRunStatus.PENDING, "", ""
-    run.celery_task_id, run.attempts = str(uuid.uuid4()), run.attempts if keep_attempts else 0
-    run.heartbeat_at = None
-    run.save(update_fields=["status", "failure_reason", "stage", "celery_task_id", "attempts", "heartbeat_at"])
-    transaction.on_commit(lambda: enqueue(run))
+def requeue(run: ExamRun) -> None:
+    """A failed or cancelled run queued again under a new task id (the old task's events are
+    then ignored), the same round, its attempts started afresh (an administrator's retry)."""
+    with transaction.atomic():
+        if lifecycle.requeue(EXAM_RUNS, run):
+            run.refresh_from_db()
+            transaction.on_commit(lambda: enqueue(run))
 
 
 def reap(now=None) -> dict[str, list[int]]:
     """The reaper's part for exam runs (``services/reaper.py``): a RUNNING run whose
     heartbeat stopped, or a PENDING one whose message no queue holds, is queued again, or
     FAILED once ``GLOSSA_MAX_ATTEMPTS`` starts were made."""
-    from leaderboard.services import broker_probe
-
-    now = now or timezone.now()
-    report: dict[str, list[int]] = {"requeued": [], "failed": []}
-    stale = now - timedelta(seconds=settings.GLOSSA_HEARTBEAT_TIMEOUT)
-    candidates = list(
-        ExamRun.objects.filter(status=ExamRunStatus.RUNNING).filter(
-            Q(heartbeat_at__lt=stale) | Q(heartbeat_at__isnull=True, started_at__lt=stale)
-        )
-    )
-    waiting = list(
-        ExamRun.objects.filter(
-            status=ExamRunStatus.PENDING, created_at__lt=now - timedelta(seconds=settings.GLOSSA_PENDING_TIMEOUT)
-        )
-    )
-    if waiting:
-        queued = broker_probe.queued_task_ids("gpu")
-        if queued is not None:
-            candidates += [run for run in waiting if run.celery_task_id not in queued]
-    for candidate in candidates:
-        with transaction.atomic():
-            run = ExamRun.objects.select_for_update().get(pk=candidate.pk)
-            if (run.status, run.celery_task_id, run.heartbeat_at) != (
-                candidate.status,
-                candidate.celery_task_id,
-                candidate.heartbeat_at,
-            ):
-                continue  # it moved on meanwhile
-            if run.attempts >= settings.GLOSSA_MAX_ATTEMPTS:
-                run.status, run.finished_at = ExamRunStatus.FAILED, now
-                run.failure_reason = f"Its worker stopped responding {run.attempts} times; the models may not fit."
-                run.save(update_fields=["status", "finished_at", "failure_reason"])
-                report["failed"].append(run.pk)
-            else:
-                requeue(run, keep_attempts=True)
-                report["requeued"].append(run.pk)
-    return report
+    return lifecycle.reap(EXAM_RUNS, broker_probe.queued_task_ids, now)
 
 
 # --- events from the GPU worker -------------------------------------------------------------
@@ -286,54 +259,67 @@ def _document(payload) -> bytes:
         raise ExamImportError(f"the exam document cannot be decoded ({exc})") from None
 
 
-def _text(value, limit: int) -> str:
-    """What a worker reported, as text the database can hold: its last ``limit``
-    characters, no NUL."""
-    return str(value or "")[-limit:].replace("\x00", "")
+_text = lifecycle.tail  # a worker's text, its end kept
+
+
+def _beat(run: ExamRun, event: dict) -> None:
+    """Any news from the worker but its last is a sign of life (the reaper reads it)."""
+    run.heartbeat_at = timezone.now()
+
+
+def _started(run: ExamRun, event: dict) -> None:
+    _beat(run, event)
+    run.status, run.started_at = ExamRunStatus.RUNNING, run.started_at or timezone.now()
+    attempt = event.get("attempt")
+    run.attempts = attempt if type(attempt) is int and 0 < attempt < 10**6 else run.attempts
+    run.stage = "loading the models"
+    run.save(update_fields=["heartbeat_at", "status", "started_at", "attempts", "stage"])
+
+
+def _stage(run: ExamRun, event: dict) -> None:
+    _beat(run, event)
+    run.stage = _text(event.get("stage"), 200)
+    run.save(update_fields=["heartbeat_at", "stage"])
+
+
+def _heartbeat(run: ExamRun, event: dict) -> None:
+    _beat(run, event)
+    run.save(update_fields=["heartbeat_at"])
+
+
+def _finished(run: ExamRun, event: dict) -> None:
+    log = _text(event.get("log"), LOG_CHARS)
+    try:
+        imported = import_exam(_document(event.get("document")), source=f"exam run {run.pk}", run=run)
+    except ExamImportError as exc:
+        logger.error("exam run %s: the document was refused: %s", run.pk, str(exc)[:2000])
+        reason = public_reason(f"The exam could not be stored: {exc}")[:4000]
+        lifecycle.close(EXAM_RUNS, run, ExamRunStatus.FAILED, reason, log)
+    else:
+        run.stage = f"stored as {imported.exam.exam_id}"
+        lifecycle.close(EXAM_RUNS, run, ExamRunStatus.FINISHED, "", log, "stage")
+
+
+def _failed(run: ExamRun, event: dict) -> None:
+    if event["kind"] == "gave_up":
+        reason = f"The worker died {run.attempts} times while running the exam; the models may not fit."
+    else:
+        reason = public_reason(_text(event.get("reason"), 8000) or "unknown")
+    _beat(run, event)
+    lifecycle.close(EXAM_RUNS, run, ExamRunStatus.FAILED, reason, _text(event.get("log"), LOG_CHARS), "heartbeat_at")
+
+
+HANDLERS = {
+    "started": _started,
+    "stage": _stage,
+    "heartbeat": _heartbeat,
+    "finished": _finished,
+    "failed": _failed,
+    "gave_up": _failed,
+}
 
 
 def apply_event(event: dict) -> bool:
     """Apply one event of the worker that holds ``event["task"]``; an event of a task the
-    run no longer counts on (re-queued) is ignored."""
-    if not isinstance(event, dict) or type(event.get("run")) is not int or not 0 < event["run"] < 2**31:
-        raise BadExamEvent(f"not an exam event: {str(event)[:200]}")
-    with transaction.atomic():
-        run = ExamRun.objects.select_for_update().filter(pk=event["run"]).first()
-        if run is None or run.celery_task_id != event.get("task"):
-            return False
-        if run.status not in LIVE:
-            return False
-        kind, now = event.get("kind"), timezone.now()
-        if kind != "finished":  # any other news from the worker is a sign of life (the reaper reads it)
-            run.heartbeat_at = now
-        if kind == "started":
-            run.status, run.started_at = ExamRunStatus.RUNNING, run.started_at or now
-            attempt = event.get("attempt")
-            run.attempts = attempt if type(attempt) is int and 0 < attempt < 10**6 else run.attempts
-            run.stage = "loading the models"
-        elif kind == "stage":
-            run.stage = _text(event.get("stage"), 200)
-        elif kind == "heartbeat":
-            pass
-        elif kind == "finished":
-            try:
-                imported = import_exam(_document(event.get("document")), source=f"exam run {run.pk}", run=run)
-            except ExamImportError as exc:
-                logger.error("exam run %s: the document was refused: %s", run.pk, str(exc)[:2000])
-                reason = public_reason(f"The exam could not be stored: {exc}")[:4000]
-                run.status, run.failure_reason = ExamRunStatus.FAILED, reason
-            else:
-                run.status, run.stage = ExamRunStatus.FINISHED, f"stored as {imported.exam.exam_id}"
-            run.log_excerpt, run.finished_at = _text(event.get("log"), 20000), now
-        elif kind in ("failed", "gave_up"):
-            reason = (
-                f"The worker died {run.attempts} times while running the exam; the models may not fit."
-                if kind == "gave_up"
-                else public_reason(_text(event.get("reason"), 8000) or "unknown")
-            )
-            run.status, run.failure_reason, run.finished_at = ExamRunStatus.FAILED, reason, now
-            run.log_excerpt = _text(event.get("log"), 20000)
-        else:
-            raise BadExamEvent(f"unknown exam event {kind!r}")
-        run.save()
-    return True
+    run no longer counts on (re-queued, cancelled) is ignored (False)."""
+    return lifecycle.apply(EXAM_RUNS, event, HANDLERS)

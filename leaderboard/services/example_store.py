@@ -1,4 +1,4 @@
-"""Per-example evidence stored with its evaluation (issue #16.1).
+"""Per-example evidence stored with its evaluation.
 
 Examples arrive as the engine writes them (gzip-compressed JSON lines,
 ``evaluation/examples.py``): from a GPU worker's ``record`` event, or from the

@@ -11,7 +11,7 @@ board can be exported under another registered method (``method=``), see
 Built from the cached ``Leaderboard`` / ``LeaderboardEntry`` rows, so pages, the API and
 ``manage.py export_leaderboard`` all show the same numbers. Means and intervals are ×100.
 
-This is the one export of a board (issue #18.4): a board page's downloads are this document
+This is the one export of a board: a board page's downloads are this document
 filtered to the entries the page shows, in the page's order (:func:`shown_document`), and
 its CSV is the same flat table (:func:`document_csv`).
 """

@@ -22,6 +22,7 @@ from django.core.cache import cache
 from leaderboard.cache_keys import cache_key
 from leaderboard.models import Leaderboard, LeaderboardEntry, LeaderboardRanking
 from leaderboard.ranking import get_method
+from leaderboard.services.aggregation import current_ranking
 from leaderboard.services.aggregation_queue import enqueue_aggregation
 from leaderboard.services.board_write import entry_token
 
@@ -94,8 +95,6 @@ def ranking_for(lb: Leaderboard, method: str | None, *, compute: bool = False) -
     if not method or method == lb.method:
         return None
     if compute:
-        from leaderboard.services.aggregation import current_ranking  # aggregation imports this module's peers
-
         return current_ranking(lb, method)
     stored = stored_ranking(lb, method)
     if stored is None:

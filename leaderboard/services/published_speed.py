@@ -1,5 +1,5 @@
 """EuroEval's (ScandEval's) ``speed`` pseudo-task records: efficiency data of their own kind
-(issue #26.4), stored as ``PublishedSpeed`` rows and never mixed with Glossa's measurements.
+(docs/methodology.md §11), stored as ``PublishedSpeed`` rows and never mixed with Glossa's measurements.
 
 What a speed record holds depends on the ScandEval version that wrote it (read in
 ScandEval/ScandEval's ``speed_benchmark.py`` at the commits named below), and the records

@@ -26,15 +26,15 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
+from functools import partial
 
 from django.conf import settings
-from django.db.models import Q
 from django.utils import timezone
 
-from leaderboard.models import Submission, SubmissionStatus
-from leaderboard.services import broker_probe
+from leaderboard.jobs import lifecycle
+from leaderboard.services import broker_probe, exam_runs
 from leaderboard.services.dispatch import dispatch
-from leaderboard.services.submission_lifecycle import take_back
+from leaderboard.services.submission_job import SUBMISSIONS
 
 logger = logging.getLogger("leaderboard.reaper")
 
@@ -43,7 +43,7 @@ logger = logging.getLogger("leaderboard.reaper")
 class ReapReport:
     requeued: list[int] = field(default_factory=list)
     failed: list[int] = field(default_factory=list)
-    exam_runs: dict = field(default_factory=dict)  # services/exam_runs.reap: the same for exam runs
+    exam_runs: dict = field(default_factory=dict)  # the same for exam runs
     dispatched: list[int] = field(default_factory=list)  # sent by the fair queue on this tick
 
     def as_json(self) -> dict:
@@ -55,46 +55,16 @@ class ReapReport:
         }
 
 
-def _note(report: ReapReport, pk: int, outcome: str | None) -> None:
-    if outcome == "requeued":
-        report.requeued.append(pk)
-    elif outcome == "failed":
-        report.failed.append(pk)
-
-
 def reap(now=None) -> ReapReport:
+    """One tick: submissions, then exam runs (the shared ``jobs.lifecycle.reap``), then the
+    fair queue sends into any place freed that no event reported."""
     now = now or timezone.now()
-    report = ReapReport()
-    stale = now - timedelta(seconds=settings.GLOSSA_HEARTBEAT_TIMEOUT)
-    silent = Submission.objects.filter(status=SubmissionStatus.RUNNING).filter(
-        Q(heartbeat_at__lt=stale) | Q(heartbeat_at__isnull=True, updated_at__lt=stale)
-    )
-    for pk, beat_at, task_id in silent.values_list("pk", "heartbeat_at", "celery_task_id"):
-        expected = {"status": SubmissionStatus.RUNNING, "heartbeat_at": beat_at, "celery_task_id": task_id}
-        _note(report, pk, take_back(pk, expected, "stopped responding"))
-
-    waiting = list(
-        Submission.objects.filter(
-            status=SubmissionStatus.PENDING,
-            dispatched_at__isnull=False,  # held ones wait in the fair queue, not on the broker
-            updated_at__lt=now - timedelta(seconds=settings.GLOSSA_PENDING_TIMEOUT),
-        ).values_list("pk", "celery_task_id")
-    )
-    if waiting:
-        # a worker reports a submission started as soon as it takes its message: one taken
-        # before this, and still PENDING, went down with its worker's host
-        taken_before = (now - timedelta(seconds=settings.GLOSSA_PENDING_TIMEOUT)).timestamp()
-        queued = broker_probe.queued_task_ids("gpu", taken_before)
-        if queued is not None:
-            lost = [(pk, t) for pk, t in waiting if t not in queued]
-            if lost:  # read again: a message in flight between the list and the unacked hash
-                queued |= broker_probe.queued_task_ids("gpu", taken_before) or set()
-            for pk, task_id in lost:
-                if task_id not in queued:
-                    expected = {"status": SubmissionStatus.PENDING, "celery_task_id": task_id}
-                    _note(report, pk, take_back(pk, expected, "lost its queue message"))
-    from leaderboard.services import exam_runs
-
+    # a worker reports a job started as soon as it takes its message: one taken before this,
+    # and still PENDING, went down with its worker's host (broker_probe leaves it out)
+    taken_before = (now - timedelta(seconds=settings.GLOSSA_PENDING_TIMEOUT)).timestamp()
+    probe = partial(broker_probe.queued_task_ids, delivered_before=taken_before)
+    submissions = lifecycle.reap(SUBMISSIONS, probe, now)
+    report = ReapReport(submissions["requeued"], submissions["failed"])
     report.exam_runs = exam_runs.reap(now)
-    report.dispatched = dispatch()  # a place freed by anything the events did not report
+    report.dispatched = dispatch()
     return report

@@ -1,4 +1,4 @@
-"""The check of a record's ``efficiency`` object and of a ``glossa-speed`` file (issue #26;
+"""The check of a record's ``efficiency`` object and of a ``glossa-speed`` file (docs/methodology.md §11;
 the format is the engine's, ``evaluation/efficiency.py``, schema version 1).
 
 Pure functions: each takes the decoded JSON and returns it (a copy, known keys only) or

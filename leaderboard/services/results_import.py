@@ -13,7 +13,7 @@ our own workers write. Rules (see the README):
 - ``question-answering`` is the old name of reading comprehension; tasks the site does
   not know are skipped and counted; the ``speed`` pseudo-task is EuroEval's own kind of
   efficiency data (``published_speed.py``), stored apart from scores;
-- ``efficiency`` (what the evaluation cost, issue #26) is checked (``record_efficiency``)
+- ``efficiency`` (what the evaluation cost, docs/methodology.md §11) is checked (``record_efficiency``)
   and stored as the evaluation's ``EvaluationCost``;
 - within a file the newest (last) record of a (model, dataset, variant) wins;
 - a record equal to what is stored changes nothing, so re-importing a file is a no-op;

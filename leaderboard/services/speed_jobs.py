@@ -1,4 +1,4 @@
-"""The controlled speed benchmark of a submission (issue #26.5): an administrator queues it,
+"""The controlled speed benchmark of a submission (docs/methodology.md §11): an administrator queues it,
 a ``gpu`` worker runs ``evaluation.speed`` (no database), and its report comes back as an
 event that is believed only as far as the job the site kept allows.
 

@@ -1,4 +1,4 @@
-"""What a GPU worker reports, applied to the database by the ``default`` queue (issue #13.5).
+"""What a GPU worker reports, applied to the database by the ``default`` queue (README, "Trust boundary: the GPU side").
 
 The ``gpu`` worker runs third-party artefacts and holds no database credentials: it turns
 a job (``submissions.evaluation_job``) into events and sends each to the
@@ -22,6 +22,9 @@ Kinds: ``started`` (attempt, worker), ``gave_up`` (attempt: the message was deli
 ``GLOSSA_MAX_ATTEMPTS`` times already), ``heartbeat`` (stage), ``progress`` (dataset, done,
 total), ``dataset_failed`` (dataset, reason), ``record`` (record), ``finished`` (sent, log),
 ``failed`` (reason, sent, log).
+
+The check of an event against its job, and the lock, are the shared lifecycle's
+(``leaderboard/jobs/lifecycle.apply``), as for an exam run's events.
 """
 
 from __future__ import annotations
@@ -33,9 +36,11 @@ from collections.abc import Callable
 from django.db import transaction
 
 from leaderboard import job_control
+from leaderboard.jobs import lifecycle as jobs
 from leaderboard.models import Submission
 from leaderboard.services import submission_job
 from leaderboard.services import submission_lifecycle as lifecycle
+from leaderboard.services.submission_job import SUBMISSIONS
 from leaderboard.submission_progress import Progress
 
 logger = logging.getLogger("leaderboard.submission_events")
@@ -45,24 +50,12 @@ class NotYet(Exception):
     """A terminal event arrived before the records it follows; apply it again later."""
 
 
-class BadEvent(ValueError):
-    """Not an event this module knows; dropped with a log line."""
+BadEvent = jobs.BadEvent  # not an event this module knows; dropped with a log line
 
 
 def _locked(event: dict) -> Submission | None:
     """The event's submission, locked, if the event still speaks for it."""
-    submission = Submission.objects.select_for_update().select_related("model").filter(pk=event["submission"]).first()
-    if submission is None or submission.status not in lifecycle.ACTIVE or submission.celery_task_id != event["task"]:
-        logger.info(
-            "event %s for submission %s from task %s ignored: the submission is %s with task %s",
-            event.get("kind"),
-            event["submission"],
-            event["task"],
-            getattr(submission, "status", "missing"),
-            getattr(submission, "celery_task_id", "-"),
-        )
-        return None
-    return submission
+    return jobs.locked(SUBMISSIONS, event, related=("model",))
 
 
 def _arrived(submission: Submission, event: dict) -> None:
@@ -138,26 +131,13 @@ def apply(event: dict) -> bool:
     """Apply one event; False if it no longer speaks for its submission (and was ignored).
     Raises NotYet for a terminal event whose records have not all arrived, BadEvent for
     something that is not an event."""
-    if not isinstance(event, dict) or not isinstance(event.get("kind"), str) or event["kind"] not in HANDLERS:
-        raise BadEvent(f"unknown event {str(event)[:200]}")
-    submission, task = event.get("submission"), event.get("task")
-    if not _is_id(submission) or not isinstance(task, str) or not 0 < len(task) <= 64:
-        raise BadEvent(f"an event without a submission and task: {str(event)[:200]}")
-    with transaction.atomic():
-        submission = _locked(event)
-        if submission is None:
-            if event["kind"] == "started":  # tell the worker to stop before it loads a model
-                owner = Submission.objects.filter(pk=event["submission"], status__in=lifecycle.ACTIVE).values_list(
-                    "celery_task_id", flat=True
-                )
-                transaction.on_commit(lambda: _point_to(event["submission"], owner.first()))
-            return False
-        HANDLERS[event["kind"]](submission, event)
-        return True
+    return jobs.apply(SUBMISSIONS, event, HANDLERS, related=("model",), on_stale=_stale)
 
 
-def _is_id(value) -> bool:
-    return type(value) is int and 0 < value < 2**31
+def _stale(event: dict) -> None:
+    if event["kind"] == "started":  # tell the worker to stop before it loads a model
+        owner = jobs.owner_task(SUBMISSIONS, event["submission"])
+        transaction.on_commit(lambda: _point_to(event["submission"], owner.first()))
 
 
 def _point_to(submission_id: int, task_id: str | None) -> None:

@@ -1,5 +1,9 @@
-"""The one state machine of a submission (issue #18.5): every change of its status, progress
-and attempts is a function here.
+"""The state machine of a submission: every change of its status, progress and attempts
+is a function here. The moves every GPU job shares (compare-and-set on status, cancel,
+re-queue, the reaper's take-back, closing) are ``leaderboard/jobs/lifecycle.py``'s, with a
+submission as the kind ``submission_job.SUBMISSIONS``; this module adds what only an
+evaluation has (datasets, records, progress) and what follows each move (the fair queue,
+the boards' aggregation, the submission's exam runs).
 
     PENDING ──start──▶ RUNNING ──finish──▶ FINISHED
        │                  │ └──fail / give_up──▶ FAILED ──requeue──▶ PENDING
@@ -15,44 +19,34 @@ and the reaper's take-back, call it directly. Progress is typed
 from __future__ import annotations
 
 import logging
-import uuid
 
-from django.conf import settings
 from django.db import DataError, IntegrityError, transaction
 from django.utils import timezone
 
 from leaderboard import job_control
-from leaderboard.models import Submission, SubmissionStatus
-from leaderboard.services import submission_job
+from leaderboard.dataset_plan import boards_of_datasets
+from leaderboard.jobs import lifecycle
+from leaderboard.models import LIVE_STATUSES, Submission, SubmissionStatus
+from leaderboard.services import exam_runs, submission_job
+from leaderboard.services.aggregation_queue import enqueue_aggregation
 from leaderboard.services.dispatch import dispatch_after_commit
 from leaderboard.services.example_store import InvalidExamples, check_examples
 from leaderboard.services.record_fields import InvalidRecord
 from leaderboard.services.results_import import SkipRecord, parse_record, store_record
+from leaderboard.services.submission_job import SUBMISSIONS, died_reason
+from leaderboard.services.submissions import SubmissionRefused
 from leaderboard.submission_progress import DatasetProgress, DatasetState, Progress
 
 logger = logging.getLogger("leaderboard.submission_lifecycle")
 
-ACTIVE = (SubmissionStatus.PENDING, SubmissionStatus.RUNNING)
+ACTIVE = LIVE_STATUSES
 LOG_CHARS = 40_000
 REASON_CHARS = 4_000
-
-
-def _text(value, limit: int) -> str:
-    """What a worker reported, as text the database can hold: cut to ``limit``, no NUL."""
-    return str(value or "")[:limit].replace("\x00", "")
-
-
-def died_reason(attempts: int, stage: str, how: str = "died") -> str:
-    times = "once" if attempts == 1 else f"{attempts} times"
-    return (
-        f"The worker {how} {times} while {stage or 'starting the evaluation'}; the model may not fit in the "
-        "worker's (GPU) memory, or the worker's machine failed. Datasets finished before are kept; an "
-        "administrator can re-queue it."
-    )
+_text = lifecycle.clip
 
 
 def _save(submission: Submission, *fields: str) -> None:
-    submission.save(update_fields=[*fields, "updated_at"])
+    lifecycle.save(SUBMISSIONS, submission, *fields)
 
 
 def _set_progress(submission: Submission, progress: Progress) -> None:
@@ -194,11 +188,7 @@ def _store_checked(submission: Submission, record: dict, examples: bytes | None)
 
 
 def _close(submission: Submission, status: str, reason: str, log: str) -> None:
-    submission.status = status
-    submission.failure_reason = reason
-    submission.log_excerpt = log
-    submission.finished_at = timezone.now()
-    _save(submission, "status", "failure_reason", "log_excerpt", "finished_at")
+    lifecycle.close(SUBMISSIONS, submission, status, reason, log)
     job_control.stop(submission.pk)
     dispatch_after_commit()
 
@@ -206,8 +196,6 @@ def _close(submission: Submission, status: str, reason: str, log: str) -> None:
 def finish(submission: Submission, *, log: str) -> None:
     """RUNNING → FINISHED (and its boards re-aggregated), or FAILED when every dataset it
     tried failed."""
-    from leaderboard.services.submissions import boards_of_datasets, queue_aggregation
-
     log = _text(log, LOG_CHARS)
     progress = Progress.of(submission.progress)
     failed, done = progress.names(DatasetState.FAILED), progress.names(DatasetState.DONE)
@@ -216,7 +204,7 @@ def finish(submission: Submission, *, log: str) -> None:
         _close(submission, SubmissionStatus.FAILED, _text(f"no dataset could be evaluated: {failures}", 8000), log)
         return
     _close(submission, SubmissionStatus.FINISHED, "", log)
-    transaction.on_commit(lambda: queue_aggregation(boards_of_datasets(done)))
+    transaction.on_commit(lambda: _queue_aggregation(boards_of_datasets(done)))
     logger.info("submission %s finished", submission.pk)
 
 
@@ -227,67 +215,36 @@ def fail(submission: Submission, *, reason: str, log: str = "") -> None:
     logger.error("submission %s failed: %s", submission.pk, reason)
 
 
-def cancel(submission: Submission) -> bool:
-    """Cancel a pending or running submission; a running task is revoked (terminated)."""
-    updated = Submission.objects.filter(
-        pk=submission.pk, status__in=[SubmissionStatus.PENDING, SubmissionStatus.RUNNING]
-    ).update(
-        status=SubmissionStatus.CANCELLED, finished_at=timezone.now(), failure_reason="Cancelled by an administrator."
-    )
-    if not updated:
-        return False
-    from leaderboard.services.exam_runs import cancel_for_submission
+def _queue_aggregation(boards: list[str]) -> None:
+    if boards:
+        enqueue_aggregation(boards, trigger="submission")
 
-    cancel_for_submission(submission)  # its exam runs (issue #17) stop with it
+
+def cancel(submission: Submission) -> bool:
+    """Cancel a pending or running submission; a running task is revoked (terminated), and
+    its exam runs stop with it."""
+    if not lifecycle.cancel(SUBMISSIONS, submission, "Cancelled by an administrator."):
+        return False
+    exam_runs.cancel_for_submission(submission)
     try:
         job_control.stop(submission.pk)  # the GPU worker stops before its next dataset
     except Exception:  # the row says CANCELLED; the site ignores what the worker still sends
         logger.exception("could not tell the workers that submission %s is cancelled", submission.pk)
-    revoke_task(submission.celery_task_id)  # else the worker checks the row between datasets
     dispatch_after_commit()
     return True
-
-
-def revoke_task(task_id: str) -> None:
-    """Revoke a cancelled job's Celery task, terminating it if it runs. Best effort: the
-    caller has already marked its row CANCELLED, so whatever the task still sends is ignored."""
-    from celery import current_app
-
-    if not task_id:
-        return
-    try:
-        current_app.control.revoke(task_id, terminate=True, signal="SIGTERM")
-    except Exception:
-        logger.exception("could not revoke task %s", task_id)
 
 
 def requeue(submission: Submission) -> Submission:
     """FAILED or CANCELLED → PENDING under a new task id, the retry budget restored (an
     administrator's decision); it resumes after its finished datasets, and waits in the fair
     queue as a re-run (before new work)."""
-    from leaderboard.services.submissions import SubmissionRefused
-
-    if submission.status not in (SubmissionStatus.FAILED, SubmissionStatus.CANCELLED):
+    if submission.status not in lifecycle.ENDED_STATUSES:
         raise SubmissionRefused(
             f"Only failed or cancelled submissions are re-queued (this one is {submission.status}).", code="state"
         )
-    task_id = str(uuid.uuid4())
     try:
         with transaction.atomic():
-            updated = Submission.objects.filter(
-                pk=submission.pk, status__in=[SubmissionStatus.FAILED, SubmissionStatus.CANCELLED]
-            ).update(
-                status=SubmissionStatus.PENDING,
-                failure_reason="",
-                log_excerpt="",
-                finished_at=None,
-                celery_task_id=task_id,
-                attempts=0,  # an administrator's decision to try again: the retry budget starts over
-                heartbeat_at=None,
-                rerun=True,
-                dispatched_at=None,
-            )
-            if updated:
+            if lifecycle.requeue(SUBMISSIONS, submission):
                 dispatch_after_commit()
     except IntegrityError:
         raise SubmissionRefused(
@@ -300,27 +257,5 @@ def requeue(submission: Submission) -> Submission:
 
 def take_back(pk: int, expected: dict, how: str) -> str | None:
     """Work no worker holds: queued again under a new task id ("requeued"), or FAILED after
-    the last attempt ("failed"), if its row still matches ``expected`` (nobody picked it up
-    in the meantime; None otherwise)."""
-    from leaderboard.services.submissions import enqueue
-
-    with transaction.atomic():
-        row = Submission.objects.select_for_update().filter(pk=pk, **expected).first()
-        if row is None:
-            return None
-        if row.attempts >= settings.GLOSSA_MAX_ATTEMPTS:
-            row.status = SubmissionStatus.FAILED
-            row.failure_reason = died_reason(row.attempts, row.stage, how)
-            row.finished_at = timezone.now()
-            row.save(update_fields=["status", "failure_reason", "finished_at", "updated_at"])
-            logger.error("reaper: submission %s failed: %s", pk, row.failure_reason)
-            return "failed"
-        task_id = str(uuid.uuid4())
-        row.status = SubmissionStatus.PENDING
-        row.celery_task_id = task_id
-        row.heartbeat_at = None
-        row.dispatched_at = timezone.now()  # work taken back goes straight to the broker
-        row.save(update_fields=["status", "celery_task_id", "heartbeat_at", "dispatched_at", "updated_at"])
-        transaction.on_commit(lambda: enqueue(pk, task_id))
-        logger.warning("reaper: submission %s %s; queued again as task %s", pk, how, task_id)
-        return "requeued"
+    the last attempt ("failed"), if its row still matches ``expected``."""
+    return lifecycle.take_back(SUBMISSIONS, pk, expected, how)

@@ -1,4 +1,7 @@
-"""Submissions: resolve a model, queue it once, cancel and re-queue.
+"""Submissions: resolve a model and queue it once. Which datasets it is evaluated on is
+``leaderboard/dataset_plan.py``; the job its worker gets is ``submission_job.py``; what
+happens to it afterwards (cancel, re-queue, the worker's events) is
+``submission_lifecycle.py`` on the shared ``leaderboard/jobs/lifecycle.py``.
 
 The order matters. The rate limit is the caller's first step (``views/submissions.py``,
 ``services/ratelimit.py``: before any Hub call or write). A model that does not resolve is
@@ -16,25 +19,26 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q
-from django.utils import timezone
 
-from leaderboard.languages import language_name
+from leaderboard.dataset_plan import (  # noqa: F401 (the submit form's and the submission page's)
+    board_choices,
+    boards_of_datasets,
+    plan_datasets,
+)
 from leaderboard.models import (
     ACTIVE_SUBMISSION_STATUSES,
-    Dataset,
     LanguageModel,
     ModelType,
     Submission,
     SubmissionStatus,
 )
-from leaderboard.services.aggregation_queue import enqueue_aggregation
 from leaderboard.services.dispatch import dispatch_after_commit
+from leaderboard.services.exam_runs import start_for_submission
 from leaderboard.services.model_metadata import TypeSource, fill_unknown
+from leaderboard.services.submission_job import enqueue, evaluation_job, prepare_job  # noqa: F401 (callers' names)
 from leaderboard.submission_progress import Progress
 
 logger = logging.getLogger(__name__)
-
-EVALUATE_TASK = "leaderboard.tasks.evaluate_submission"
 
 
 class SubmissionRefused(Exception):
@@ -49,63 +53,6 @@ class SubmissionRefused(Exception):
 class SubmitOutcome:
     submission: Submission
     created: bool  # False: the same model + commit + variant was already there
-
-
-# --- which datasets --------------------------------------------------------------------
-
-
-def available_dataset_names() -> set[str]:
-    """Datasets the engine can evaluate here: the folders of the data directory."""
-    from evaluation.datasets import discover
-
-    return {info.name for info in discover(settings.DATA_DIR)}
-
-
-def registered_datasets():
-    return Dataset.objects.prefetch_related("languages")
-
-
-def suite_datasets():
-    return Dataset.objects.filter(in_suite=True).prefetch_related("languages")
-
-
-def board_choices() -> list[tuple[str, str]]:
-    """Boards with registered datasets the engine can evaluate here (the suite), for the form."""
-    available = available_dataset_names()
-    boards: set[str] = set()
-    for dataset in suite_datasets():
-        if dataset.name in available:
-            boards.update(lang.board for lang in dataset.languages.all())
-    return [(code, f"{language_name(code)} ({code})") for code in sorted(boards, key=language_name)]
-
-
-def plan_datasets(boards: list[str] | None) -> tuple[list[str], list[str]]:
-    """(datasets to evaluate, published leaderboard datasets of those boards that cannot be).
-
-    A submission is evaluated on the suite: every dataset of the data directory in the suite
-    (``Dataset.in_suite``) whose language feeds one of ``boards`` (empty: every board).
-    Published boards also count
-    datasets known only from imported results; those are listed as not evaluable here.
-    """
-    wanted = set(boards or [])
-    available = available_dataset_names()
-    planned, missing = [], []
-    for dataset in registered_datasets():
-        dataset_boards = {lang.board for lang in dataset.languages.all()}
-        if wanted and not dataset_boards & wanted:
-            continue
-        if dataset.name in available and dataset.in_suite:
-            planned.append(dataset.name)
-        elif dataset.counts_toward_leaderboard and dataset.name not in available:
-            missing.append(dataset.name)
-    return sorted(planned), sorted(missing)
-
-
-def boards_of_datasets(names: list[str]) -> list[str]:
-    boards = set()
-    for dataset in Dataset.objects.filter(name__in=names).prefetch_related("languages"):
-        boards.update(lang.board for lang in dataset.languages.all())
-    return sorted(boards)
 
 
 # --- resolving the model ----------------------------------------------------------------
@@ -264,9 +211,7 @@ def submit(
                 examine=examine,
             )
             dispatch_after_commit()  # the fair queue decides when it goes (services/dispatch.py)
-            if examine:  # issue #17: one exam run per language that has examiners (the rest is noted)
-                from leaderboard.services.exam_runs import start_for_submission
-
+            if examine:  # one exam run per language that has examiners (the rest is noted)
                 start_for_submission(submission)
     except IntegrityError:
         # Someone submitted the same model + commit + variant a moment ago: show theirs.
@@ -279,101 +224,7 @@ def submit(
     return SubmitOutcome(submission, created=True)
 
 
-def _unavailable(missing: list[str]) -> dict[str, str]:
-    """Why each of these leaderboard datasets cannot be evaluated here: no folder, or a bad one."""
-    from evaluation.datasets import discover
-
-    refused = {refusal.folder: refusal.reason for refusal in discover(settings.DATA_DIR).refused} if missing else {}
-    return {
-        name: f"its folder is not a valid dataset: {refused[name]}"
-        if name in refused
-        else "not in this deployment's data directory"
-        for name in missing
-    }
-
-
-def evaluation_job(submission: Submission) -> tuple[dict, Progress]:
-    """(the job, the progress it starts from). The job is everything the GPU worker needs,
-    so that it needs no database (issue #13.5): the model at its pinned commit, the variant,
-    the protocol (this deployment's iterations and test-row limit), the datasets still to
-    evaluate (those stored by an earlier attempt are left out) with the version of each
-    to evaluate, why the others cannot be, whether remote code is granted for this commit,
-    and the starts already made (the retry budget). ``prepare_job`` keeps it on the
-    submission: the worker's records are checked against it (``submission_job.py``)."""
-    from leaderboard.services.submission_job import deployment_protocol, planned_versions
-
-    planned, missing = plan_datasets(submission.languages)
-    stored = set(submission.evaluations.filter(num_iterations__gt=0).values_list("dataset__name", flat=True))
-    versions, refused = planned_versions([name for name in planned if name not in stored])
-    planned = [name for name in planned if name not in refused]
-    unavailable = {**_unavailable(missing), **refused}
-    job = {
-        "submission": submission.pk,
-        "model": submission.model.model_id,
-        "revision": submission.commit_sha or submission.revision,
-        "commit": submission.commit_sha,
-        "few_shot": submission.few_shot,
-        "validation_split": False,
-        "trust_remote_code": submission.model.allows_remote_code(submission.commit_sha),
-        "datasets": [name for name in planned if name not in stored],
-        "versions": versions,  # dataset → the fingerprint of the version to evaluate
-        "protocol": deployment_protocol(),
-        "stored": sorted(stored & set(planned)),
-        "unavailable": unavailable,
-        "attempts": submission.attempts,
-    }
-    return job, Progress.planned(stored, planned, unavailable)
-
-
-def prepare_job(submission_id: int, task_id: str) -> dict:
-    """The job of ``task_id``, kept on the submission (its worker's events are checked
-    against it, ``services/submission_job.py``), with the submission's progress reset to it
-    and ``task_id`` made the one the workers obey (``job_control``)."""
-    from leaderboard import job_control
-
-    submission = Submission.objects.select_related("model").get(pk=submission_id)
-    job, progress = evaluation_job(submission)
-    Submission.objects.filter(pk=submission_id, celery_task_id=task_id).update(
-        progress=progress.as_json(),
-        datasets_total=progress.total,
-        datasets_done=progress.done,
-        job={**job, "task": task_id},
-    )
-    job_control.set_current(submission_id, task_id)
-    return job
-
-
-def enqueue(submission_id: int, task_id: str) -> None:
-    """Send the evaluation message with its job (``prepare_job``); a broker that cannot be
-    reached fails the submission visibly."""
-    from celery import current_app
-
-    # sent, whoever sends it (the fair queue has marked it already; a re-send marks it here)
-    Submission.objects.filter(pk=submission_id, dispatched_at__isnull=True).update(dispatched_at=timezone.now())
-    try:
-        current_app.send_task(EVALUATE_TASK, args=[prepare_job(submission_id, task_id)], task_id=task_id)
-    except Exception as exc:  # broker unreachable: say so instead of leaving it pending forever
-        logger.exception("could not queue submission %s", submission_id)
-        Submission.objects.filter(pk=submission_id, status=SubmissionStatus.PENDING).update(
-            status=SubmissionStatus.FAILED,
-            failure_reason=f"Could not be queued: the task queue is unreachable ({type(exc).__name__}). "
-            "Submit again later.",
-            finished_at=timezone.now(),
-        )
-
-
-# --- admin actions ----------------------------------------------------------------------
-
-
-def affected_boards(submission: Submission) -> list[str]:
-    names = list(submission.evaluations.values_list("dataset__name", flat=True))
-    return boards_of_datasets(names)
-
-
-def queue_aggregation(boards: list[str]) -> None:
-    """Ask the default queue to recompute these boards."""
-    if boards:
-        enqueue_aggregation(boards, trigger="submission")
+# --- reads ----------------------------------------------------------------------------
 
 
 def recent_submissions(statuses=None, limit: int = 50):

@@ -1,7 +1,7 @@
 """Evaluation tasks (queue ``gpu``): one task evaluates one submission, without a database.
 
 The GPU worker downloads and runs third-party artefacts, so it holds no database
-credentials (issue #13.5; ``GLOSSA_NO_DATABASE=1`` gives it none at all). Its message
+credentials (README, "Trust boundary: the GPU side"; ``GLOSSA_NO_DATABASE=1`` gives it none at all). Its message
 carries the job (``services/submissions.evaluation_job``); it reports through events to
 the ``default`` queue (``worker_events.py``; applied by ``services/submission_events.py``):
 started, progress, one record per finished dataset, heartbeats, finished or failed.
@@ -16,25 +16,22 @@ between datasets once the site no longer counts on its task (cancelled, re-queue
 from __future__ import annotations
 
 import base64
-import collections
 import logging
 import os
 import socket
 import time
 from pathlib import Path
 
-from celery import Task, shared_task
-from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
+from celery import shared_task
 from django.conf import settings
 
 from evaluation.examples import MAX_COMPRESSED_BYTES
 from leaderboard import job_control
-from leaderboard.tasks.worker_events import CeleryEvents, Heartbeat
+from leaderboard.jobs.worker import GpuJobTask, Heartbeat, counted_attempt, run_reporting
+from leaderboard.tasks.worker_events import CeleryEvents
 
 logger = logging.getLogger("leaderboard.tasks.evaluation")
 
-LOG_LINES = 200
-LOG_LINE_CHARS = 500
 PROGRESS_SEND_INTERVAL = 2.0  # seconds between progress events within a dataset
 
 __all__ = ["evaluate_submission", "run_submission"]
@@ -42,25 +39,6 @@ __all__ = ["evaluate_submission", "run_submission"]
 
 class Stopped(Exception):
     """The site no longer counts on this task (cancelled, re-queued, finished)."""
-
-
-class LogBuffer(logging.Handler):
-    """Keeps the last ``LOG_LINES`` log lines of the task for the submission page (admins)."""
-
-    def __init__(self, capacity: int = LOG_LINES):
-        super().__init__(level=logging.INFO)
-        self.lines: collections.deque[str] = collections.deque(maxlen=capacity)
-        self.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            line = self.format(record)
-        except Exception:  # a broken log call must not break the evaluation
-            line = str(record.msg)
-        self.lines.append(line if len(line) <= LOG_LINE_CHARS else line[:LOG_LINE_CHARS] + " …")
-
-    def text(self) -> str:
-        return "\n".join(self.lines)
 
 
 def _evaluation_settings(job: dict):
@@ -81,27 +59,6 @@ def _evaluation_settings(job: dict):
         data_dir=str(settings.DATA_DIR),
         max_train_steps=settings.EVALUATION_MAX_TRAIN_STEPS,
         output_dir=str(settings.EVALUATION_OUTPUT_DIR / f"submission-{int(job['submission'])}"),
-    )
-
-
-def _failure_reason(exc: BaseException) -> str:
-    """What a user reads when the evaluation stopped with ``exc``."""
-    from evaluation.errors import EvaluationError
-
-    if isinstance(exc, SoftTimeLimitExceeded):
-        return (
-            f"Timed out: the evaluation took longer than the limit of {settings.GLOSSA_EVAL_SOFT_TIME_LIMIT} "
-            "seconds. Datasets finished before the limit are kept; an administrator can re-queue it."
-        )
-    if isinstance(exc, EvaluationError):
-        return str(exc)
-    if isinstance(exc, MemoryError):
-        return "Out of memory: the model does not fit in this worker's memory."
-    if _is_out_of_memory(exc):
-        return f"Out of memory on the worker: the model does not fit ({exc})."
-    return (
-        f"Internal error ({type(exc).__name__}: {exc}). The log shows where; "
-        "an administrator can re-queue the submission."
     )
 
 
@@ -129,14 +86,20 @@ def run_submission(job: dict, task_id: str, events=None) -> str:
     if not job_control.may_run(submission_id, task_id):
         logger.info("submission %s is not task %s's now (cancelled, re-queued); nothing to do", submission_id, task_id)
         return "skipped"
-    attempt = int(job.get("attempts") or 0) + job_control.start_attempt(task_id)
-    if attempt > settings.GLOSSA_MAX_ATTEMPTS:  # its worker died at each of the last starts
-        events.send("gave_up", attempt=attempt)
+    attempt = counted_attempt(job, task_id, events)
+    if attempt is None:
         return "gave up"
-    log = LogBuffer()
-    root = logging.getLogger()
-    root.addHandler(log)
     sent = job_control.sent(task_id)
+    return run_reporting(
+        events,
+        f"submission {submission_id}",
+        lambda log: _evaluate(job, task_id, events, attempt, sent, log),
+        failed=lambda: {"sent": sorted(sent)},
+    )
+
+
+def _evaluate(job: dict, task_id: str, events, attempt: int, sent: set, log) -> str:
+    submission_id = int(job["submission"])
     try:
         events.send(
             "started",
@@ -179,7 +142,7 @@ def run_submission(job: dict, task_id: str, events=None) -> str:
             events.send("dataset_failed", dataset=dataset, reason=reason)
 
         if todo:
-            from evaluation.runner import evaluate_model
+            from evaluation.runner import evaluate_model  # the engine's models load on the GPU worker only
 
             with Heartbeat(events):
                 evaluate_model(
@@ -196,41 +159,18 @@ def run_submission(job: dict, task_id: str, events=None) -> str:
     except Stopped:
         logger.info("submission %s was cancelled or re-queued; stopping", submission_id)
         return "stopped"
-    except Exception as exc:  # SoftTimeLimitExceeded included: it is an Exception
-        if not isinstance(exc, SoftTimeLimitExceeded):
-            logger.exception("submission %s failed", submission_id)
-        events.send("failed", reason=_failure_reason(exc), sent=sorted(sent), log=log.text())
-        return "failed"
-    finally:
-        root.removeHandler(log)
 
 
-def _is_out_of_memory(exc: BaseException) -> bool:
-    name = type(exc).__name__
-    return name in {"OutOfMemoryError", "OutOfResources"} or "out of memory" in str(exc).lower()
+class SubmissionTask(GpuJobTask):
+    """An evaluation's death at the hard time limit, reported (``GpuJobTask``)."""
 
-
-class SubmissionTask(Task):
-    """Reports a task that died in a way run_submission cannot catch.
-
-    Celery calls ``on_failure`` in the worker's main process after a hard time limit killed
-    the pool process (the message is acknowledged, so nothing else would ever finish it).
-    A lost worker (crash, SIGKILL) does not come here: its message is re-delivered.
-    """
-
-    def on_failure(self, exc, task_id, args, kwargs, einfo):
-        job = args[0] if args else kwargs.get("job")
-        if not isinstance(job, dict) or "submission" not in job:
-            return
-        if isinstance(exc, TimeLimitExceeded):
-            reason = (
-                f"Timed out: the worker stopped the evaluation at the hard limit of "
-                f"{settings.GLOSSA_EVAL_TIME_LIMIT} seconds. Datasets finished before are kept."
-            )
-        else:
-            reason = f"Internal error ({type(exc).__name__}: {exc}); an administrator can re-queue the submission."
-        events = CeleryEvents(int(job["submission"]), task_id)
-        events.send("failed", reason=reason, sent=[], log=str(einfo)[-8000:] if einfo else "")
+    events_class = CeleryEvents
+    hard_limit_reason = (
+        "Timed out: the worker stopped the evaluation at the hard limit of {limit} seconds. "
+        "Datasets finished before are kept."
+    )
+    internal_reason = "Internal error ({name}: {exc}); an administrator can re-queue the submission."
+    failed_fields = {"sent": []}
 
 
 @shared_task(

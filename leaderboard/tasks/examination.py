@@ -1,8 +1,9 @@
-"""The exam task (queue ``gpu``, issue #17): one message runs one exam round, without a
-database, and reports through events to the ``default`` queue like an evaluation
-(``services/exam_runs.apply_event``): started, stages, heartbeats, and finished with the
-whole exam document (gzip, base64) or failed with a reason. Deliveries are counted
-before anything loads; after ``GLOSSA_MAX_ATTEMPTS`` the run gives up."""
+"""The exam task (queue ``gpu``): one message runs one exam round, without a database, and
+reports through events to the ``default`` queue (``services/exam_runs.apply_event``):
+started, stages, heartbeats, and finished with the whole exam document (gzip, base64) or
+failed with a reason. Counting deliveries (after ``GLOSSA_MAX_ATTEMPTS`` the run gives
+up), the log, the failure reasons and the report of a hard time limit are every GPU job's
+(``leaderboard/jobs/worker.py``)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,13 @@ import json
 import logging
 import os
 
-from celery import Task, shared_task
-from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
+from celery import shared_task
 from django.conf import settings
 
-from leaderboard import job_control
-from leaderboard.tasks.evaluation import LogBuffer, _failure_reason
-from leaderboard.tasks.worker_events import CeleryEvents, Heartbeat
+from evaluation.endpoints import EndpointRefused, check_examiner
+from evaluation.errors import EvaluationError
+from leaderboard.jobs.worker import GpuJobTask, Heartbeat, JobEvents, counted_attempt, run_reporting
+from leaderboard.services.exam_runs import document_payload
 
 logger = logging.getLogger("leaderboard.tasks.examination")
 
@@ -26,24 +27,17 @@ STAGES = {"question": "writing questions", "answer": "answering", "grade": "grad
 __all__ = ["run_exam"]
 
 
-class ExamEvents(CeleryEvents):
+class ExamEvents(JobEvents):
     """The events of one (exam run, task), to ``apply_exam_event``."""
 
-    def _event(self, kind: str, data: dict) -> dict:
-        return {"kind": kind, "run": self.submission_id, "task": self.task_id, **data}
-
-    def _publish(self, event: dict, retry_policy: dict) -> None:
-        from celery import current_app
-
-        current_app.send_task(EXAM_EVENT_TASK, args=[event], queue="default", retry=True, retry_policy=retry_policy)
+    id_key = "run"
+    event_task = EXAM_EVENT_TASK
 
 
 def _api_key(model: str, backend: str, variable: object) -> str:
     """An endpoint's key from the worker's environment (the job names the variable only),
     after the endpoint and the variable pass the deployment's allow-lists
     (:mod:`evaluation.endpoints`); "" (no key, never ``OPENAI_API_KEY``) when none is named."""
-    from evaluation.endpoints import EndpointRefused, check_examiner
-
     if not isinstance(variable, str) or not isinstance(backend, str):
         raise EndpointRefused(f"the examiner {model}'s backend and key variable must be text")
     check_examiner(backend, variable)
@@ -51,8 +45,6 @@ def _api_key(model: str, backend: str, variable: object) -> str:
         return ""
     key = os.environ.get(variable)
     if not key:
-        from evaluation.errors import EvaluationError
-
         raise EvaluationError(f"the examiner {model}'s key is not set on this worker ({variable})")
     return key
 
@@ -76,19 +68,19 @@ def _participants(job: dict, loader):
 
 
 def run_exam_job(job: dict, task_id: str, events=None) -> str:
-    from evaluation.examiner.exam import ExamSettings, run_exam
-    from evaluation.examiner.participants import ParticipantLoader
-    from leaderboard.services.exam_runs import document_payload
-
     run_id = int(job["run"])
     events = events or ExamEvents(run_id, task_id)
-    attempt = int(job.get("attempts") or 0) + job_control.start_attempt(task_id)
-    if attempt > settings.GLOSSA_MAX_ATTEMPTS:
-        events.send("gave_up", attempt=attempt)
+    attempt = counted_attempt(job, task_id, events)
+    if attempt is None:
         return "gave up"
-    log = LogBuffer()
-    root = logging.getLogger()
-    root.addHandler(log)
+    return run_reporting(events, f"exam run {run_id}", lambda log: _examine(job, events, attempt, log))
+
+
+def _examine(job: dict, events, attempt: int, log) -> str:
+    # the examiner's models and the document's encoding load on the GPU worker only
+    from evaluation.examiner.exam import ExamSettings, run_exam
+    from evaluation.examiner.participants import ParticipantLoader
+
     loader = ParticipantLoader(resident=settings.EXAM_RESIDENT_MODELS)  # the rest wait on disk for their turn
     try:
         events.send("started", attempt=attempt)
@@ -114,33 +106,19 @@ def run_exam_job(job: dict, task_id: str, events=None) -> str:
                 answer_tokens=int(s.get("answer_tokens") or 256),
                 earlier_questions=tuple(str(q) for q in s.get("earlier_questions", [])),
             )
-            logger.info("exam run %s: %s round %s", run_id, job["language"], job["round"])
+            logger.info("exam run %s: %s round %s", job["run"], job["language"], job["round"])
             run_exam(examiners, examinees, exam_settings, on_record=on_record)
         document = ("\n".join(lines) + "\n").encode("utf-8")
         events.send("finished", document=document_payload(document), log=log.text())
         return "finished"
-    except Exception as exc:
-        if not isinstance(exc, SoftTimeLimitExceeded):
-            logger.exception("exam run %s failed", run_id)
-        events.send("failed", reason=_failure_reason(exc), log=log.text())
-        return "failed"
     finally:
         loader.close()
-        root.removeHandler(log)
 
 
-class ExamTask(Task):
-    """Reports a run the pool killed at the hard time limit (nothing else would)."""
+class ExamTask(GpuJobTask):
+    """An exam run's death at the hard time limit, reported (``GpuJobTask``)."""
 
-    def on_failure(self, exc, task_id, args, kwargs, einfo):
-        job = args[0] if args else kwargs.get("job")
-        if isinstance(job, dict) and "run" in job:
-            reason = (
-                f"Timed out at the hard limit of {settings.GLOSSA_EVAL_TIME_LIMIT} seconds."
-                if isinstance(exc, TimeLimitExceeded)
-                else f"Internal error ({type(exc).__name__}: {exc})."
-            )
-            ExamEvents(int(job["run"]), task_id).send("failed", reason=reason, log=str(einfo)[-8000:] if einfo else "")
+    events_class = ExamEvents
 
 
 @shared_task(

@@ -1,4 +1,4 @@
-"""The speed benchmark of a submission (issue #26.5): run on queue ``gpu`` without a
+"""The speed benchmark of a submission (docs/methodology.md §11): run on queue ``gpu`` without a
 database (``evaluation.speed``, the engine's ``python -m evaluation speed``), its report
 sent as an event to ``apply_speed_event`` on queue ``default``, which checks it against
 the job the site kept (``services/speed_jobs.py``) before anything is stored."""
@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import logging
 
-from celery import shared_task
+from celery import current_app, shared_task
 from django.conf import settings
 
+from leaderboard.services import speed_jobs
 from leaderboard.services.db_retry import with_db_retry
+from leaderboard.services.speed_jobs import SPEED_EVENT_TASK
 
 logger = logging.getLogger("leaderboard.tasks.speed")
 
@@ -18,10 +20,6 @@ __all__ = ["apply_speed_event", "run_speed_benchmark"]
 
 
 def _send(event: dict) -> None:
-    from celery import current_app
-
-    from leaderboard.services.speed_jobs import SPEED_EVENT_TASK
-
     current_app.send_task(
         SPEED_EVENT_TASK,
         args=[event],
@@ -62,8 +60,6 @@ def run_speed_benchmark(job: dict) -> bool:
 @shared_task(name="leaderboard.tasks.apply_speed_event", bind=True, acks_late=True)
 def apply_speed_event(self, event: dict) -> bool:
     """Apply a speed benchmark's event (``speed_jobs.apply_event``); a forged one is dropped."""
-    from leaderboard.services import speed_jobs
-
     try:
         outcome = with_db_retry(lambda: speed_jobs.apply_event(event), "applying a speed event")
     except speed_jobs.BadSpeedEvent as exc:

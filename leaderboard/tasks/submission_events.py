@@ -7,7 +7,7 @@ import logging
 
 from celery import shared_task
 
-from leaderboard.services import submission_events
+from leaderboard.services import exam_runs, submission_events
 from leaderboard.services.db_retry import best_effort, with_db_retry
 
 logger = logging.getLogger("leaderboard.tasks.submission_events")
@@ -44,8 +44,6 @@ def apply_submission_event(self, event: dict) -> bool:
 @shared_task(name="leaderboard.tasks.apply_exam_event", bind=True, acks_late=True)
 def apply_exam_event(self, event: dict) -> bool:
     """Apply one event of an exam run's GPU worker (``services/exam_runs.apply_event``)."""
-    from leaderboard.services import exam_runs
-
     try:
         return with_db_retry(lambda: exam_runs.apply_event(event), "applying an exam event")
     except exam_runs.BadExamEvent as exc:

@@ -80,7 +80,7 @@ def row_html(row: dict, bits_per_byte: bool = False) -> str:
         f'<td class="num" data-v="{_v(row["max_sequence_length"])}">{row["context"]}</td>',
         score,
     ]
-    if bits_per_byte:  # the intrinsic column (seed 002): shown, never ranked
+    if bits_per_byte:  # the intrinsic column (docs/methodology.md §10): shown, never ranked
         parts.append(_number_cell(row["bpb"]))
     parts += [_number_cell(cell) for cell in row["languages"]]
     parts += [_number_cell(cell) for cell in row["tasks"]]
@@ -105,7 +105,7 @@ def _span(found) -> str | None:
 
 
 def _rank_uncertainty(row: dict) -> list[str]:
-    """The cells beside the model (issue #27): the entry's own 95% rank set, the set that
+    """The cells beside the model: the entry's own 95% rank set, the set that
     holds for every row at once, and P(ranks above the next row). Sorting any of them is
     sorting by position (the sets follow it; P(above next) sorts by itself)."""
     p = row.get("p_above_next")

@@ -1,4 +1,4 @@
-"""A board's efficiency view (issue #26.3): what its entries cost to run, apart from the
+"""A board's efficiency view (docs/methodology.md §11): what its entries cost to run, apart from the
 ranking. Thin: the selector reads, the chart module draws; cached for anonymous readers
 per board version, cost-data stamp and (validated) axis."""
 

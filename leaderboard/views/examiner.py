@@ -1,4 +1,4 @@
-"""Examiner boards (issue #17): the board of a language's exam round, its questions and
+"""Examiner boards (docs/methodology.md §8): the board of a language's exam round, its questions and
 one question's answers, grades, ranking and follow-ups."""
 
 from __future__ import annotations

@@ -111,7 +111,7 @@ def _board_changes(data: selectors.Board) -> dict | None:
 
 @require_safe
 def board(request, code: str):
-    # has_exam (the Examiner board link, issue #17) comes with the board row: no query more
+    # has_exam (the Examiner board link, docs/methodology.md §8) comes with the board row: no query more
     row = (
         Leaderboard.objects.filter(code=code)
         .annotate(has_exam=Exists(Exam.objects.filter(language=OuterRef("code"))))
@@ -210,7 +210,7 @@ def model(request, model_id: str):
         raise Http404(f"No model {model_id!r} on Glossa.")
     context = selectors.model_page(found)
     context["exam_results"] = model_exam_results(found)
-    context["efficiency"] = model_efficiency(found)  # issue #26: the costs, apart from the scores
+    context["efficiency"] = model_efficiency(found)  # the costs, apart from the scores (methodology §11)
     context["strip"] = charts.embed(charts.model_strip(context["evaluations"])) if context["evaluations"] else None
     context["task_bars"] = (
         charts.embed(charts.model_task_bars(context["evaluations"])) if context["evaluations"] else None
@@ -220,7 +220,7 @@ def model(request, model_id: str):
 
 @require_safe
 def compare(request):
-    """Two to four models side by side (issues #16.3, #27.1): ``?models=A&models=B``, on a
+    """Two to four models side by side (docs/methodology.md §7a): ``?models=A&models=B``, on a
     board with ``&board=CODE`` and the board's view (its filters, validated) to link back to."""
     models, code = request.GET.getlist("models"), request.GET.get("board", "")
     context = compare_board.board_page(models, code, request.GET) if code else compare_page(models)
@@ -229,7 +229,7 @@ def compare(request):
 
 @require_safe
 def model_examples(request, model_id: str, dataset: str):
-    """The prediction browser (issue #16.2); ``?format=jsonl`` downloads the selection."""
+    """The prediction browser; ``?format=jsonl`` downloads the selection."""
     found = selectors.find_model(model_id)
     if found is None:
         raise Http404(f"No model {model_id!r} on Glossa.")

@@ -173,7 +173,7 @@ def queue(request):
         ("Failed", service.recent_submissions([SubmissionStatus.FAILED])),
         ("Cancelled", service.recent_submissions([SubmissionStatus.CANCELLED], limit=20)),
     ]
-    exam_runs_shown = list(ExamRun.objects.order_by("-created_at")[:30])  # issue #17: exams on the gpu queue
+    exam_runs_shown = list(ExamRun.objects.order_by("-created_at")[:30])  # exams on the gpu queue
     live = bool(groups[0][1]) or any(run.status in exam_runs.LIVE for run in exam_runs_shown)
     waiting, waiting_total = queue_selector.waiting(limit=100)  # the fair queue's order
     live = live or bool(waiting)

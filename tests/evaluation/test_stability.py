@@ -1,4 +1,4 @@
-"""The stability table of seed 003 (evaluation/stability.py) against a direct computation
+"""The stability table (evaluation/stability.py, docs/methodology.md §9) against a direct computation
 with scipy and against hand-computed cases."""
 
 from __future__ import annotations

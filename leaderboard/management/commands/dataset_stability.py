@@ -1,5 +1,5 @@
 """``python manage.py dataset_stability NAME [--repeats K]``: how many examples the dataset
-needs to rank its models (the table of its dataset page, issue #16.5)."""
+needs to rank its models (the table of its dataset page, docs/methodology.md §9)."""
 
 from django.core.management.base import BaseCommand, CommandError
 

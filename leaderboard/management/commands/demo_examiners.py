@@ -1,4 +1,4 @@
-"""The demo's examiners: the bundled decoders examine in Danish, once (issue #17).
+"""The demo's examiners: the bundled decoders examine in Danish, once (docs/methodology.md §8).
 
 An existing examiner is never changed; with any examiner registered, nothing is added
 (a deployment chooses its own in the admin)."""

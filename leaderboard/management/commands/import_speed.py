@@ -7,7 +7,7 @@ from leaderboard.services.speed_jobs import MAX_REPORT_BYTES, import_report_file
 
 
 class Command(BaseCommand):
-    help = "Import speed benchmark reports written by `python -m evaluation speed --output FILE` (issue #26)."
+    help = "Import speed benchmark reports written by `python -m evaluation speed --output FILE` (methodology §11)."
 
     def add_arguments(self, parser):
         parser.add_argument("files", nargs="+", type=Path, help="glossa-speed JSON reports")
