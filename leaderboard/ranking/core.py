@@ -221,17 +221,19 @@ def _walk_lanes(m: np.ndarray, v: np.ndarray, c: np.ndarray, alpha: float) -> np
     del dev
     sigma = np.where(np.isnan(sigma) | (sigma == 0), np.inf, sigma)  # σ = 0: nothing can differ
 
-    order = np.argsort(np.where(present, -m, np.inf), axis=1, kind="stable")
+    order = _lane_order(np.where(present, -m, np.inf))
     del present
-    flat = (order + (np.arange(lanes) * n_entries)[:, None]).ravel()
+    flat = order + (np.arange(lanes) * n_entries)[:, None]
     del order
-    ms = np.ascontiguousarray(m.ravel().take(flat).reshape(lanes, n_entries).T)  # (N, L)
-    vs = v.ravel().take(flat).reshape(lanes, n_entries).T
-    cs = c.ravel().take(flat).reshape(lanes, n_entries).T
+
+    def gathered(x):  # sorted lane by lane, then position-major (N, L): contiguous steps
+        return np.ascontiguousarray(x.ravel().take(flat).T)
+
+    ms = gathered(m)
     with np.errstate(divide="ignore", invalid="ignore"):
-        vn = np.ascontiguousarray(vs / cs)  # s²/n and (s²/n)²/(n − 1): Welch's pieces
-        q = np.ascontiguousarray(vn * vn / (cs - 1))
-    del vs, cs
+        vn = v / c  # s²/n and (s²/n)²/(n − 1): Welch's pieces (elementwise: before or after the gather)
+        q = gathered(vn * vn / (c - 1))
+        vn = gathered(vn)
     ok = ~np.isnan(ms)
     t_low, t_high = _t_band(c, m)
     last = int(k.max())
@@ -275,8 +277,31 @@ def _walk_lanes(m: np.ndarray, v: np.ndarray, c: np.ndarray, alpha: float) -> np
             np.copyto(a_q, qj, where=sig)
             scores[j] = a_s
     scores[~ok] = np.inf
-    out.ravel()[flat] = scores.T.ravel()
+    out.ravel()[flat.ravel()] = scores.T.ravel()
     return out
+
+
+def _lane_order(key: np.ndarray) -> np.ndarray:
+    """``np.argsort(key, axis=1, kind="stable")`` for ``(L, N)`` keys without NaN.
+
+    For single precision the order comes from one sort of unique 64-bit integers: the
+    key's bits mapped to an unsigned integer of the same order (−0 and +0 first made
+    equal, as they compare), the entry's index below them, so that equal keys keep their
+    input order. The same permutation as the stable argsort, about twice as fast."""
+    lanes, n = key.shape
+    if key.dtype != np.float32 or n >= 1 << 32:
+        return np.argsort(key, axis=1, kind="stable")
+    key = key + np.float32(0.0)  # −0.0 + 0.0 = +0.0
+    bits = key.view(np.uint32)
+    flip = (key.view(np.int32) >> 31).view(np.uint32)  # all ones for a negative key
+    flip |= np.uint32(0x80000000)
+    bits ^= flip  # negative: every bit flipped; positive: the sign bit set
+    packed = bits.astype(np.uint64)
+    packed <<= np.uint64(32)
+    packed |= np.arange(n, dtype=np.uint64)
+    packed.sort(axis=1)
+    packed &= np.uint64(0xFFFFFFFF)
+    return packed.astype(np.intp)
 
 
 def dataset_rank_scores(score_lists: Sequence[Sequence[float] | None], *, alpha: float = ALPHA) -> np.ndarray:
