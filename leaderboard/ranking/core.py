@@ -238,9 +238,11 @@ def _walk_lanes(m: np.ndarray, v: np.ndarray, c: np.ndarray, alpha: float) -> np
     t_low, t_high = _t_band(c, m)
     last = int(k.max())
     inv_sigma = (1.0 / sigma).astype(dt)
-    scores = np.empty((n_entries, lanes), dtype=dt)
+    # step j's increase of the score (0 where not significant): the scores are their running
+    # sum, which numpy adds in order, one position after the other, as the walk did
+    scores = np.zeros((n_entries, lanes), dtype=dt)
     scores[0] = 1.0
-    a_m, a_vn, a_q, a_s = ms[0].copy(), vn[0].copy(), q[0].copy(), np.ones(lanes, dtype=dt)
+    a_m, a_vn, a_q = ms[0].copy(), vn[0].copy(), q[0].copy()
     exact = alpha != ALPHA
     t = np.empty(lanes, dtype=dt)
     gap = np.empty(lanes, dtype=dt)
@@ -263,19 +265,18 @@ def _walk_lanes(m: np.ndarray, v: np.ndarray, c: np.ndarray, alpha: float) -> np
                 np.greater(t, t_high, out=sig)
                 np.greater_equal(t, t_low, out=band)
                 np.logical_xor(band, sig, out=band)  # t in [t_low, t_high]: df decides
-                if band.any():
-                    amb = np.flatnonzero(band)
+                amb = band.nonzero()[0]
+                if amb.size:
                     se2 = s2[amb] ** 2
                     df = se2 * se2 / (a_q[amb] + qj[amb])
                     df[np.isnan(df)] = 1.0  # both variances zero, as scipy does
                     sig[amb] = special.stdtr(df, -t[amb]) < alpha
             # significant lanes move on: a new anchor, the score down by the gap in σ
-            np.multiply(gap, inv_sigma, out=gap)
-            np.add(a_s, gap, out=a_s, where=sig)
+            np.multiply(gap, inv_sigma, out=scores[j], where=sig)
             np.copyto(a_m, mj, where=sig)
             np.copyto(a_vn, vnj, where=sig)
             np.copyto(a_q, qj, where=sig)
-            scores[j] = a_s
+    np.cumsum(scores, axis=0, out=scores)
     scores[~ok] = np.inf
     out.ravel()[flat.ravel()] = scores.T.ravel()
     return out
