@@ -96,35 +96,41 @@ _LANES_PER_CHUNK = 1500
 
 
 def _resampled_dataset_rank_scores(w, centred, mu0, mean0, var0, count0, valid, i, ragged, alpha):
-    """Dataset rank scores ``(D, B, N)`` for the iteration weights ``w`` ``(D, B, I)``."""
+    """Dataset rank scores ``(D, B, N)`` for the iteration weights ``w`` ``(D, B, I)``.
+
+    Means and variances are computed in double precision and rounded once to single
+    precision as they are stored (ample for an interval; it halves the walk's memory
+    traffic); without ragged iterations every entry's count is the same in every
+    replicate, so the counts stay ``(D, 1, N)`` in the arithmetic."""
     d, b, _ = w.shape
     n = mu0.shape[1]
+    f32 = np.float32
     s1 = np.matmul(w, centred)  # (D, B, N)
     s2 = np.matmul(w, centred * centred)
     if ragged:
         cnt = np.matmul(w, valid.astype(float).transpose(0, 2, 1))
     else:
-        cnt = np.broadcast_to(np.where(count0 > 0, float(i), 0.0)[:, None, :], (d, b, n))
+        cnt = np.where(count0 > 0, float(i), 0.0)[:, None, :]  # (D, 1, N)
     with np.errstate(invalid="ignore", divide="ignore"):
-        m = mu0[:, None, :] + s1 / cnt
+        m = np.add(mu0[:, None, :], s1 / cnt, out=None if ragged else np.empty((d, b, n), f32), casting="same_kind")
         s1 *= s1
         s1 /= cnt
         np.subtract(s2, s1, out=s2)
         s2 /= cnt - 1
-        var = np.maximum(s2, 0.0, out=s2)
-    del s1
+        var = np.maximum(s2, 0.0, out=None if ragged else np.empty((d, b, n), f32), casting="same_kind")
+    del s1, s2
     if ragged:  # a present entry whose resample hit only padding keeps its own statistics
         lost = (cnt == 0) & (count0[:, None, :] > 0)
         m = np.where(lost, mean0[:, None, :], m)
         var = np.where(lost, var0[:, None, :], np.where(cnt > 1, var, np.nan))
         cnt = np.where(lost, count0[:, None, :], cnt)
-    m[np.broadcast_to(count0[:, None, :] == 0, m.shape)] = np.nan
-    # Single precision is ample for an interval and halves the walk's memory traffic.
-    f32 = np.float32
+    absent = count0[:, None, :] == 0
+    if absent.any():
+        np.copyto(m, np.nan, where=absent)
     rs = _walk_lanes(
-        m.reshape(d * b, n).astype(f32),
-        var.reshape(d * b, n).astype(f32),
-        np.asarray(cnt, dtype=f32).reshape(d * b, n),
+        np.asarray(m, dtype=f32).reshape(d * b, n),
+        np.asarray(var, dtype=f32).reshape(d * b, n),
+        np.broadcast_to(np.asarray(cnt, dtype=f32), (d, b, n)).reshape(d * b, n),
         alpha,
     )
     return rs.reshape(d, b, n)
