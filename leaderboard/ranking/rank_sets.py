@@ -167,17 +167,26 @@ def _pair_t(est: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     the negated upper one), −inf on the diagonal (no entry is compared with itself), and
     w_jk = 1/σ_jk in single precision."""
     sq = np.einsum("ij,ij->i", f, f)
-    var = np.clip(sq[:, None] + sq[None, :] - 2.0 * (f @ f.T), 0.0, None)
-    sd = np.sqrt(var)
-    diff = est[:, None] - est[None, :]
+    gram = f @ f.T
+    gram *= 2.0
+    sd = np.add(sq[:, None], sq[None, :])
+    sd -= gram  # ‖F_j − F_k‖² (the same operations as one expression, in place)
+    del gram
+    np.maximum(sd, 0.0, out=sd)
+    np.sqrt(sd, out=sd)
+    spread = sd > 0
+    t = np.subtract(est[:, None], est[None, :])
+    w = np.zeros(sd.shape, dtype=np.float32)
     with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(sd > 0, diff / sd, np.sign(diff) * np.inf)
-        w = np.where(sd > 0, 1.0 / sd, 0.0)
-    t = np.nan_to_num(t, nan=0.0)  # equal estimates with no spread: not different
+        np.divide(1.0, sd, out=w, where=spread, casting="same_kind")
+        np.divide(t, sd, out=t, where=spread)
+        flat = np.flatnonzero(~spread)  # no spread: any difference is certain
+        t.ravel()[flat] = np.sign(t.ravel()[flat]) * np.inf
+    np.nan_to_num(t, copy=False, nan=0.0)  # equal estimates with no spread: not different
     upper = np.triu_indices(est.size, 1)
     t.T[upper] = -t[upper]
     np.fill_diagonal(t, -np.inf)
-    return t, w.astype(np.float32)
+    return t, w
 
 
 def _z_of_t(df: float, t: np.ndarray) -> np.ndarray:
