@@ -203,9 +203,10 @@ def anchor_walk(means, variances, counts, *, alpha: float = ALPHA) -> np.ndarray
 def _walk_lanes(m: np.ndarray, v: np.ndarray, c: np.ndarray, alpha: float) -> np.ndarray:
     """The anchor walk on ``(L, N)`` arrays (lanes × entries) of means, variances, counts.
 
-    Each lane is sorted (a stable merge sort, fast when the lane is nearly sorted
-    already), gathered and transposed to position-major ``(N, L)`` so that every step of
-    the walk reads contiguous lane vectors. Returns ``(L, N)`` rank scores.
+    Each lane is sorted (:func:`_lane_order`: the stable order), gathered and transposed to
+    position-major ``(N, L)`` so that every step of the walk reads contiguous lane
+    vectors; a step records the significant lanes' increase of the score, and the scores
+    are the running sum of the increases. Returns ``(L, N)`` rank scores.
     """
     lanes, n_entries = m.shape
     dt = m.dtype if m.dtype in (np.float32, np.float64) else np.dtype(float)
