@@ -42,7 +42,7 @@ class FamilyMaxima:
     def remove(self, gone_sim, gone_pos, gone_neg, fam_sim, fam_pos, fam_neg) -> None:
         """Pairs ``gone_*`` left the families, which are now ``fam_*``: update the maxima."""
         if gone_sim.any():
-            hit = np.flatnonzero(self._pair_values(gone_sim).max(axis=0) >= self.sim * (1 - 1e-6))
+            hit = np.flatnonzero(self._pair_max(gone_sim) >= self.sim * (1 - 1e-6))
             if hit.size:
                 self.sim[hit], _ = dense_maxima(self.zt[:, hit], self.w, fam_sim, None, None)
         rows = np.flatnonzero(gone_pos.any(axis=1) | gone_neg.any(axis=1))
@@ -57,9 +57,17 @@ class FamilyMaxima:
                 neg = (d * -(self.w[j] * fam_neg[j])[:, None]).max(axis=0)
                 self.marg[j, hit] = np.maximum(np.maximum(pos, neg), 0.0)
 
-    def _pair_values(self, pairs: np.ndarray) -> np.ndarray:
+    def _pair_max(self, pairs: np.ndarray) -> np.ndarray:
+        """Per draw, the largest S_jk over ``pairs`` (in blocks of pairs: bounded memory)."""
         a, k = np.nonzero(pairs)
-        return (self.zt[a] - self.zt[k]) * self.w[a, k][:, None]
+        top = np.full(self.zt.shape[1], -np.inf, dtype=np.float32)
+        per = max(1, CHUNK_VALUES // max(self.zt.shape[1], 1))
+        for s0 in range(0, a.size, per):
+            aa, kk = a[s0 : s0 + per], k[s0 : s0 + per]
+            values = self.zt[aa] - self.zt[kk]
+            values *= self.w[aa, kk][:, None]
+            np.maximum(top, values.max(axis=0), out=top)
+        return top
 
     def _row_values(self, j: int, cols: np.ndarray) -> np.ndarray:
         k = np.flatnonzero(cols)
@@ -149,7 +157,12 @@ def sorted_maxima(zt, w, fam_sim, fam_pos, fam_neg) -> tuple[np.ndarray, np.ndar
     j, d = np.nonzero(bound > sim)
     if j.size:
         low_z = zt[j, d] - _reach(sim[d], w_top[0][j], zt[j, d])
-        cut = np.array([np.searchsorted(z_sorted[:, dd], lz, side="right") for dd, lz in zip(d, low_z)], dtype=np.int64)
+        cut = np.empty(j.size, dtype=np.int64)
+        by_draw = np.argsort(d, kind="stable")
+        bounds = np.searchsorted(d[by_draw], np.arange(b + 1))
+        for dd in np.flatnonzero(np.diff(bounds)):  # one search per draw
+            at = by_draw[bounds[dd] : bounds[dd + 1]]
+            cut[at] = np.searchsorted(z_sorted[:, dd], low_z[at], side="right")
         _evaluate(zt, z_sorted, weights, order, j, d, np.zeros(j.size, dtype=np.int64), cut, None, sim)
     return sim, np.maximum(marg.reshape(p, b), 0.0)
 

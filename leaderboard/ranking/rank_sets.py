@@ -144,30 +144,85 @@ def pair_statistics(
     """``(z, w)``: z_jk (t_jk on the normal scale, see the module) and w_jk = 1/σ_jk
     (0 where σ_jk = 0: two entries that cannot differ by chance).
 
-    z is antisymmetric (t_kj = −t_jk exactly: σ is symmetric, the Gram matrix ``f fᵀ``
-    too), so the t tails are taken for one triangle only. With ``beyond``, a |t| whose z
-    is surely above ``beyond`` (by 0.5, beyond rounding) gets ±inf rather than its z:
-    the caller compares z only with critical values below ``beyond``."""
-    sq = np.einsum("ij,ij->i", f, f)
-    var = np.clip(sq[:, None] + sq[None, :] - 2.0 * (f @ f.T), 0.0, None)
-    sd = np.sqrt(var)
-    diff = est[:, None] - est[None, :]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(sd > 0, diff / sd, np.sign(diff) * np.inf)
-        w = np.where(sd > 0, 1.0 / sd, 0.0)
-    t = np.nan_to_num(t, nan=0.0)  # equal estimates with no spread: not different
+    z is antisymmetric (t_kj = −t_jk: :func:`_pair_t`), so the t tails are taken for one
+    triangle only. With ``beyond``, a |t| whose z is surely above ``beyond`` (by 0.5,
+    beyond rounding) gets ±inf rather than its z: the caller compares z only with
+    critical values below ``beyond``."""
+    t, w = _pair_t(est, f)
     if df is not None and np.isfinite(df):
         upper = np.triu_indices(est.size, 1)
         tu = t[upper]
         size = np.abs(tu)
         near = size <= _t_beyond(df, beyond) if beyond is not None else np.ones(size.shape, dtype=bool)
-        # Φ⁻¹ of the t probability, computed from the smaller tail for accuracy
         zu = np.sign(tu) * np.inf
-        zu[near] = np.sign(tu[near]) * -special.ndtri(special.stdtr(df, -size[near]))
+        zu[near] = _z_of_t(df, tu[near])
         t[upper] = zu
         t.T[upper] = -zu
-    np.fill_diagonal(t, -np.inf)  # no entry is compared with itself
-    return t, w.astype(np.float32)
+        np.fill_diagonal(t, -np.inf)
+    return t, w
+
+
+def _pair_t(est: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(t, w)``: t_jk = (θ̂_j − θ̂_k)/σ_jk, exactly antisymmetric (the lower triangle is
+    the negated upper one), −inf on the diagonal (no entry is compared with itself), and
+    w_jk = 1/σ_jk in single precision."""
+    sq = np.einsum("ij,ij->i", f, f)
+    gram = f @ f.T
+    gram *= 2.0
+    sd = np.add(sq[:, None], sq[None, :])
+    sd -= gram  # ‖F_j − F_k‖² (the same operations as one expression, in place)
+    del gram
+    np.maximum(sd, 0.0, out=sd)
+    np.sqrt(sd, out=sd)
+    spread = sd > 0
+    t = np.subtract(est[:, None], est[None, :])
+    w = np.zeros(sd.shape, dtype=np.float32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.divide(1.0, sd, out=w, where=spread, casting="same_kind")
+        np.divide(t, sd, out=t, where=spread)
+        flat = np.flatnonzero(~spread)  # no spread: any difference is certain
+        t.ravel()[flat] = np.sign(t.ravel()[flat]) * np.inf
+    np.nan_to_num(t, copy=False, nan=0.0)  # equal estimates with no spread: not different
+    upper = np.triu_indices(est.size, 1)
+    t.T[upper] = -t[upper]
+    np.fill_diagonal(t, -np.inf)
+    return t, w
+
+
+def _z_of_t(df: float, t: np.ndarray) -> np.ndarray:
+    """Φ⁻¹ of the t probability, computed from the smaller tail for accuracy."""
+    return np.sign(t) * -special.ndtri(special.stdtr(df, -np.abs(t)))
+
+
+class _Exceeds:
+    """``z > c`` for the pairs' z and critical values c, with the t tail taken only where
+    t lies within a hair of the t whose z is c (z rises with t): decided by t elsewhere,
+    so each decision is the one the full z matrix gives."""
+
+    def __init__(self, t: np.ndarray, df: float | None):
+        self.t = t
+        self.df = df if df is not None and np.isfinite(df) else None
+
+    def __call__(self, c, back: bool = False) -> np.ndarray:
+        """``z > c`` (``back``: z_kj > c for pair (j, k)); ``c`` a scalar or one per row."""
+        t = self.t.T if back else self.t
+        if self.df is None:
+            return t > c
+        c = np.asarray(c, dtype=float)
+        tc = -special.stdtrit(self.df, special.ndtr(-c))  # z(tc) = c
+        slack = np.abs(tc) * 1e-6 + 1e-9
+        while True:  # z below c just under tc, above it just over: t decides outside the slack
+            ok = (_z_of_t(self.df, tc - slack) <= c) & (_z_of_t(self.df, tc + slack) > c)
+            if np.all(ok):
+                break
+            slack = np.where(ok, slack, slack * 1000)
+        out = t > tc + slack
+        near = t >= tc - slack
+        near ^= out
+        j, k = np.nonzero(near)
+        if j.size:
+            out[j, k] = _z_of_t(self.df, t[j, k]) > np.broadcast_to(c, t.shape)[j, k]
+        return out
 
 
 def _t_beyond(df: float, z: float) -> float:
@@ -181,19 +236,16 @@ def _t_beyond(df: float, z: float) -> float:
 
 def _sets(est, f, df, level, draws, seed, stepdown, work):
     p = est.size
-    # critical values never exceed the largest Bonferroni value or the largest draw maximum:
-    # z beyond both only needs its sign (checked below, else z is taken in full)
-    beyond = float(-special.ndtri((1.0 - level) / max(p * (p - 1), 1))) + 1.0
-    z, w = pair_statistics(est, f, df, beyond)
+    t, w = _pair_t(est, f)
+    above = _Exceeds(t, df)  # above(c)[j, k]: z_jk > c; above(c, back=True)[j, k]: z_kj > c
     rej_sim = np.zeros((p, p), dtype=bool)  # [j, k]: j declared better than k (simultaneous)
     rej_pos = np.zeros((p, p), dtype=bool)  # [j, k]: in j's marginal family, j better than k
     rej_neg = np.zeros((p, p), dtype=bool)  # [j, k]: in j's marginal family, k better than j
-    z_back = z.T  # z_back[j, k] = z_kj: k better than j
     if stepdown and p > 1:
-        rej_sim |= z > -special.ndtri((1.0 - level) / (p * (p - 1)))
+        rej_sim |= above(-special.ndtri((1.0 - level) / (p * (p - 1))))
         bonf = -special.ndtri((1.0 - level) / (2 * (p - 1)))
-        rej_pos |= z > bonf
-        rej_neg |= z_back > bonf
+        rej_pos |= above(bonf)
+        rej_neg |= above(bonf, back=True)
     off = ~np.eye(p, dtype=bool)
     maxima, new = None, None
     while p > 1:
@@ -202,13 +254,14 @@ def _sets(est, f, df, level, draws, seed, stepdown, work):
             b = int(max(MIN_DRAWS, min(draws, work // (p * (p - 1))))) if draws > MIN_DRAWS else draws
             g = np.random.default_rng(seed).standard_normal((b, f.shape[1]))
             maxima = FamilyMaxima(np.ascontiguousarray((f @ g.T).astype(np.float32)), w, *fams)
-            if max(float(maxima.sim.max(initial=0.0)), float(maxima.marg.max(initial=0.0))) >= beyond:
-                z, _ = pair_statistics(est, f, df)  # a critical value may reach the cut: every z in full
-                z_back = z.T
         else:
             maxima.remove(*new, *fams)
         c_sim, c_marg = maxima.quantiles(level)
-        new = (fams[0] & (z > c_sim), fams[1] & (z > c_marg[:, None]), fams[2] & (z_back > c_marg[:, None]))
+        new = (
+            fams[0] & above(c_sim),
+            fams[1] & above(c_marg[:, None]),
+            fams[2] & above(c_marg[:, None], back=True),
+        )
         if not any(x.any() for x in new):
             break
         rej_sim |= new[0]

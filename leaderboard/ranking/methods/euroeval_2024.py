@@ -96,38 +96,57 @@ _LANES_PER_CHUNK = 1500
 
 
 def _resampled_dataset_rank_scores(w, centred, mu0, mean0, var0, count0, valid, i, ragged, alpha):
-    """Dataset rank scores ``(D, B, N)`` for the iteration weights ``w`` ``(D, B, I)``."""
+    """Dataset rank scores ``(D, B, N)`` for the iteration weights ``w`` ``(D, B, I)``.
+
+    Means and variances are computed in double precision, a few datasets at a time (so
+    that their arrays stay in cache), and rounded once to single precision as they are
+    stored (ample for an interval; it halves the walk's memory traffic)."""
     d, b, _ = w.shape
     n = mu0.shape[1]
-    s1 = np.matmul(w, centred)  # (D, B, N)
-    s2 = np.matmul(w, centred * centred)
+    f32 = np.float32
+    m, var = np.empty((d, b, n), f32), np.empty((d, b, n), f32)
+    cnt = np.empty((d, b, n), f32) if ragged else None
+    squares = centred * centred
+    step = max(1, _MOMENT_VALUES // max(b * n, 1))
+    for k0 in range(0, d, step):
+        k = slice(k0, min(d, k0 + step))
+        parts = (w, centred, squares, mu0, mean0, var0, count0, valid)
+        _moments(*(a[k] for a in parts), i, m[k], var[k], cnt[k] if ragged else None)
+    if not ragged:  # every replicate has every iteration of a present entry
+        cnt = np.broadcast_to(np.where(count0 > 0, f32(i), f32(0))[:, None, :], (d, b, n))
+    rs = _walk_lanes(m.reshape(d * b, n), var.reshape(d * b, n), cnt.reshape(d * b, n), alpha)
+    return rs.reshape(d, b, n)
+
+
+_MOMENT_VALUES = 1 << 16  # resampled values per block of datasets
+
+
+def _moments(w, centred, squares, mu0, mean0, var0, count0, valid, i, m_out, var_out, cnt_out) -> None:
+    """Resampled means and variances (ddof 1) of a few datasets into single-precision
+    ``m_out`` and ``var_out``, and their counts into ``cnt_out`` where iterations are
+    ragged (``None`` otherwise: the counts are the entries' own)."""
+    ragged = cnt_out is not None
+    s1 = np.matmul(w, centred)  # (D', B, N)
+    s2 = np.matmul(w, squares)
     if ragged:
         cnt = np.matmul(w, valid.astype(float).transpose(0, 2, 1))
     else:
-        cnt = np.broadcast_to(np.where(count0 > 0, float(i), 0.0)[:, None, :], (d, b, n))
+        cnt = np.where(count0 > 0, float(i), 0.0)[:, None, :]  # (D', 1, N)
     with np.errstate(invalid="ignore", divide="ignore"):
-        m = mu0[:, None, :] + s1 / cnt
+        m = np.add(mu0[:, None, :], s1 / cnt, out=None if ragged else m_out, casting="same_kind")
         s1 *= s1
         s1 /= cnt
         np.subtract(s2, s1, out=s2)
         s2 /= cnt - 1
-        var = np.maximum(s2, 0.0, out=s2)
-    del s1
+        var = np.maximum(s2, 0.0, out=None if ragged else var_out, casting="same_kind")
     if ragged:  # a present entry whose resample hit only padding keeps its own statistics
         lost = (cnt == 0) & (count0[:, None, :] > 0)
-        m = np.where(lost, mean0[:, None, :], m)
-        var = np.where(lost, var0[:, None, :], np.where(cnt > 1, var, np.nan))
-        cnt = np.where(lost, count0[:, None, :], cnt)
-    m[np.broadcast_to(count0[:, None, :] == 0, m.shape)] = np.nan
-    # Single precision is ample for an interval and halves the walk's memory traffic.
-    f32 = np.float32
-    rs = _walk_lanes(
-        m.reshape(d * b, n).astype(f32),
-        var.reshape(d * b, n).astype(f32),
-        np.asarray(cnt, dtype=f32).reshape(d * b, n),
-        alpha,
-    )
-    return rs.reshape(d, b, n)
+        m_out[...] = np.where(lost, mean0[:, None, :], m)
+        var_out[...] = np.where(lost, var0[:, None, :], np.where(cnt > 1, var, np.nan))
+        cnt_out[...] = np.where(lost, count0[:, None, :], cnt)
+    absent = count0[:, None, :] == 0
+    if absent.any():
+        np.copyto(m_out, np.nan, where=absent)
 
 
 def percentile_interval(

@@ -110,13 +110,30 @@ def tie_ranks(medians: np.ndarray, reps: np.ndarray) -> np.ndarray:
     if ranked.size == 0:
         return ranks
     order = ranked[np.argsort(medians[ranked], kind="stable")]
-    group, anchor = 1, order[0]
+    if reps.shape[0] == 0:
+        ranks[order] = 1
+        return ranks
+    # the next entries' percentiles against the anchor, a block at a time (numpy's
+    # percentile along an axis is its 1-D percentile of each column): the first above 0
+    # opens the next rank and becomes the anchor
+    group, anchor, at, block = 1, order[0], 1, 16
     ranks[anchor] = 1
-    for e in order[1:]:
-        if reps.shape[0] and np.percentile(reps[:, e] - reps[:, anchor], 2.5) > 0:
-            group += 1
-            anchor = e
-        ranks[e] = group
+    while at < order.size:
+        following = order[at : at + block]
+        low = np.percentile(reps[:, following] - reps[:, anchor][:, None], 2.5, axis=0)
+        above = np.flatnonzero(low > 0)
+        if above.size == 0:
+            ranks[following] = group
+            at += following.size
+            block = min(2 * block, 512)
+            continue
+        first = int(above[0])
+        ranks[following[:first]] = group
+        group += 1
+        anchor = following[first]
+        ranks[anchor] = group
+        at += first + 1
+        block = max(16, 2 * (first + 1))
     return ranks
 
 
