@@ -4,6 +4,8 @@ runner; and the memory and energy probes on real /proc files and a powercap tree
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -190,13 +192,18 @@ def test_a_remote_server_reports_its_own_token_counts():
 
 
 def test_sampled_peak_of_the_process_tree_sees_a_block_that_is_gone_again():
+    # a child process (as vLLM's engine is) holds 200 MB for a moment and ends; allocated in a
+    # fresh process, the block is new resident memory whatever this test process freed before
+    child = (
+        "import time; block = bytearray(200 * 2**20); block[::4096] = b'x' * len(block[::4096]); "
+        "print('ready', flush=True); time.sleep(0.4)"
+    )
     probe = TreeResidentPeak()
     probe.start()
     baseline = probe._read()
-    block = bytearray(200 * 2**20)
-    block[::4096] = b"x" * len(block[::4096])
-    time.sleep(0.2)  # ten sampling periods
-    del block
+    with subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, text=True) as proc:
+        assert proc.stdout.readline().strip() == "ready"
+        proc.wait(timeout=30)
     assert probe.stop() - baseline > 150 * 2**20
 
 
