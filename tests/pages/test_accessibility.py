@@ -176,7 +176,10 @@ def watched_page(context):
     return page, errors
 
 
-def test_every_page_kind_passes_axe_at_desktop_and_phone_width(live_server, browser, tmp_path):  # noqa: F811
+def test_every_page_kind_passes_axe_at_desktop_and_phone_width(live_server, browser, tmp_path, settings):  # noqa: F811
+    # The demo's protocol (Makefile's DEMO_ENV), under which the suite's seed results count:
+    # under the default 10 iterations the "evaluated here" board would be an empty table.
+    settings.EVALUATION_ITERATIONS, settings.EVALUATION_TEST_LIMIT = 3, 32
     pages = load_site(tmp_path)
     SHOTS.mkdir(parents=True, exist_ok=True)
     failures: dict[str, list[str]] = {}
@@ -190,6 +193,8 @@ def test_every_page_kind_passes_axe_at_desktop_and_phone_width(live_server, brow
                 assert response.status == (404 if name == "404" else 200), (name, response.status)
                 if name == "404":  # the browser logs the document's own status; nothing else may fail
                     errors[:] = [e for e in errors if "404 (Not Found)" not in e]
+                if name == "board-evaluated-here":  # the suite's two seeded models, ranked
+                    assert page.locator("#board-table tbody.ranked tr").count() == 2, name
                 if name == "examiner-board":  # the demo says its examiners are tiny, and how to add a capable one
                     note = page.inner_text("#small-examiners")
                     assert "135M parameters" in note and "268M" in note and "openai:https://HOST/v1" in note
