@@ -69,8 +69,8 @@ def row_html(row: dict, bits_per_byte: bool = False) -> str:
     parts = [
         f'<tr class="{row["group"] if ranked else "unranked"}">',
         _rank_cell(row),
-        f'<th scope="row" class="c-model" data-v="{name}"><input type="checkbox" class="pick" name="models" '
-        f'value="{esc(row["model_id"])}" form="compare-form" aria-label="Compare {name}"> '
+        f'<th scope="row" class="c-model" data-v="{name}"><label class="pick-hit"><input type="checkbox" class="pick" '
+        f'name="models" value="{esc(row["model_id"])}" form="compare-form" aria-label="Compare {name}"></label> '
         f'<a href="{esc(row["url"])}">{name}</a>{misses}</th>',
         *_rank_uncertainty(row),
         f'<td class="c-type" data-v="{esc(row["type"])}"><span class="type t-{esc(row["type"])}" '

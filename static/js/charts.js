@@ -103,6 +103,9 @@
       window.Plotly.newPlot(target, figure.data, figure.layout, {
         responsive: true,
         displaylogo: false,
+        // A phone gets no tool bar: its 24 px buttons are below a touch target's 44 px, and
+        // the table under the chart has the numbers.
+        displayModeBar: window.matchMedia("(max-width: 640px)").matches ? false : "hover",
         modeBarButtonsToRemove: ["lasso2d", "select2d"],
       }).then(function () {
         // The drawing is one image to a screen reader (the table under it has the numbers).

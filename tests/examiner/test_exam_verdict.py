@@ -24,7 +24,7 @@ def verdict(client) -> BeautifulSoup | None:
 
 
 @pytest.mark.django_db
-def test_the_demo_round_says_its_examiners_agree_on_nothing_and_are_small(client):
+def test_the_demo_round_says_its_examiners_agree_on_nothing_refused_questions_and_are_small(client):
     import_exam(DEMO_EXAM.read_bytes())
     LanguageModel.objects.update_or_create(
         model_id="HuggingFaceTB/SmolLM2-135M-Instruct", defaults={"num_parameters": 134_515_008}
@@ -33,8 +33,11 @@ def test_the_demo_round_says_its_examiners_agree_on_nothing_and_are_small(client
     section = verdict(client)
     text = " ".join(section.get_text(" ").split())
     assert "agree on nothing" in text and "not defined for any pair" in text
-    assert "barely vary" in text and "between 1.00 and 1.00" in text
-    assert "before questions were checked for their language" in text
+    # Written again on 2026-11-26 with the language check: 19 questions refused for not being
+    # Danish, 7 of the 8 dropped after their tries, so one examinee alone is graded.
+    assert "19 questions written in another language than Danish were refused" in text
+    assert "HuggingFaceTB/SmolLM2-135M-Instruct 7, google/gemma-3-270m 12" in text
+    assert "before questions were checked" not in text
     small = section.select_one("#small-examiners").get_text(" ")
     assert "HuggingFaceTB/SmolLM2-135M-Instruct, 135M parameters" in small and "google/gemma-3-270m, 268M" in small
     assert "openai:https://HOST/v1" in small and "GLOSSA_EXAMINER_HOSTS" in small

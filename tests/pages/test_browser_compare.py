@@ -156,7 +156,7 @@ def test_a_path_named_model_is_never_linked_as_a_hub_id(live_server, page_at):
     path_id = "/mnt/data_6tb/dan/gpt_sw3/models/gpt-sw3-126m"
     page = page_at(WIDE)
     page.goto(f"{live_server.url}/leaderboards/sv/")
-    href = page.locator(f'#board-table input.pick[value="{path_id}"] ~ a').first.get_attribute("href")
+    href = page.locator(f'#board-table label:has(input.pick[value="{path_id}"]) ~ a').first.get_attribute("href")
     assert href.startswith("/model/?id=") and "huggingface" not in href
     page.goto(live_server.url + href)
     assert path_id in page.locator("h1").inner_text()
