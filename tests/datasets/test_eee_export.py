@@ -91,9 +91,9 @@ def test_export_then_import_gives_the_same_boards_exactly(stored, tmp_path):
     for log in logs:
         assert schema_errors(json.loads(log.read_text(encoding="utf-8"))) == [], log.name
     sidecars = sorted(out.glob("*.instances.jsonl"))
-    # one per evaluation with stored examples: the engine's, and the suite encoder's ddt-ner-da
-    # and lcc-europarl-sentiment-da (re-run with their examples)
-    assert len(sidecars) == EvaluationExamples.objects.count() == 3
+    # one per evaluation with stored examples: the engine's, and the suite encoder's four
+    # (ddt-ner-da, lcc-europarl-sentiment-da, norec-sentence-nb, norne-nb: re-run with their examples)
+    assert len(sidecars) == EvaluationExamples.objects.count() == 5
     for sidecar in sidecars:
         rows = [json.loads(line) for line in sidecar.read_text(encoding="utf-8").splitlines()]
         assert rows and all(schema_errors(row, INSTANCE_SCHEMA) == [] for row in rows)
