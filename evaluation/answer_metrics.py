@@ -43,25 +43,21 @@ def squad_em_single(prediction: str, truth: str) -> float:
     return float(normalize_answer(prediction) == normalize_answer(truth))
 
 
-def squad_f1(predictions: Sequence[str], answers: Sequence[Sequence[str]]) -> float:
-    """Mean over questions of the best token F1 against any gold answer."""
+def _best_over_answers(single, predictions: Sequence[str], answers: Sequence[Sequence[str]]) -> float:
+    """Mean over questions of ``single``'s best value against any gold answer."""
     if not predictions:
         return 0.0
-    return float(
-        np.mean(
-            [max(squad_f1_single(p, t) for t in (golds or [""])) for p, golds in zip(predictions, answers, strict=True)]
-        )
-    )
+    pairs = zip(predictions, answers, strict=True)
+    return float(np.mean([max(single(p, t) for t in (golds or [""])) for p, golds in pairs]))
+
+
+def squad_f1(predictions: Sequence[str], answers: Sequence[Sequence[str]]) -> float:
+    """Mean over questions of the best token F1 against any gold answer."""
+    return _best_over_answers(squad_f1_single, predictions, answers)
 
 
 def squad_em(predictions: Sequence[str], answers: Sequence[Sequence[str]]) -> float:
-    if not predictions:
-        return 0.0
-    return float(
-        np.mean(
-            [max(squad_em_single(p, t) for t in (golds or [""])) for p, golds in zip(predictions, answers, strict=True)]
-        )
-    )
+    return _best_over_answers(squad_em_single, predictions, answers)
 
 
 # --- summarization -----------------------------------------------------------------------
