@@ -40,7 +40,6 @@ from leaderboard.board_reproduction import best_reading
 from leaderboard.identity import (
     FULL_SPLIT,
     PUBLISHED,
-    RECONSTRUCTED_PREFIX,
     RECONSTRUCTED_REPOSITORY,
     reconstructed_fingerprint,
 )
@@ -77,13 +76,6 @@ class BoardImportError(ValueError):
 def board_fingerprint(commit: str) -> str:
     """The dataset version of the cells of the boards at ``commit``."""
     return reconstructed_fingerprint(commit)
-
-
-def is_reconstructed(fingerprint: str) -> bool:
-    """Whether a dataset version holds cells of a published board: their iterations are
-    chosen to give the printed mean and interval, not real resamples, so iteration i of two
-    models is no pair."""
-    return fingerprint.startswith(RECONSTRUCTED_PREFIX)
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,8 @@ import math
 import numpy as np
 
 from leaderboard.models import Leaderboard, LeaderboardEntry
-from leaderboard.ranking import entry_display_name, win_probability
+from leaderboard.ranking import entry_display_name, entry_token, win_probability
 from leaderboard.services.aggregation import current_ranking
-from leaderboard.services.board_write import entry_token
 
 
 class EntryNotOnBoard(LookupError):

@@ -13,7 +13,7 @@ Two models' scores on a dataset are compared with :func:`evaluation.paired_tests
 paired when iteration i of both is the same resample of the same test rows (the same
 dataset version and protocol, real iterations), Welch's unpaired test otherwise, with the
 reason shown. Iterations reconstructed from a published board's mean ± interval
-(:func:`leaderboard.services.board_import.is_reconstructed`) are never paired.
+(:func:`leaderboard.identity.is_reconstructed`) are never paired.
 
 The board-level view comes from the ranking the board page shows (its own method, or
 ``?method=`` when that ranking is stored): each entry's rank and 95% rank set, and for
@@ -32,14 +32,12 @@ import numpy as np
 
 from evaluation.paired_tests import IterationResult, iteration_test
 from evaluation.stats import mean_ci
-from leaderboard.identity import InvalidProtocol, Protocol, short_fingerprint
+from leaderboard.identity import InvalidProtocol, Protocol, is_reconstructed, short_fingerprint
 from leaderboard.models import Evaluation, IterationScore, LanguageModel, Leaderboard, LeaderboardEntry
-from leaderboard.ranking import entry_display_name, win_probability
+from leaderboard.ranking import entry_display_name, entry_token, win_probability
 from leaderboard.selectors.boards import BoardFilters, sort_keys
 from leaderboard.selectors.compare import ReadOnce, base_context, choose_models, example_pairs, stored_for
 from leaderboard.selectors.formatting import board_url, dataset_url, format_number, metric_label, model_url
-from leaderboard.services.board_import import is_reconstructed
-from leaderboard.services.board_write import entry_token
 from leaderboard.services.method_view import apply_ranking, method_info, stored_ranking
 
 ALPHA = 0.05

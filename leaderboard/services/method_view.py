@@ -21,10 +21,9 @@ from django.core.cache import cache
 
 from leaderboard.cache_keys import cache_key
 from leaderboard.models import Leaderboard, LeaderboardEntry, LeaderboardRanking
-from leaderboard.ranking import get_method
+from leaderboard.ranking import entry_token, get_method
 from leaderboard.services.aggregation import current_ranking
 from leaderboard.services.aggregation_queue import enqueue_aggregation
-from leaderboard.services.board_write import entry_token
 
 log = logging.getLogger(__name__)
 QUEUED_SECONDS = 600  # a queued aggregation that never ran is asked for again after this
