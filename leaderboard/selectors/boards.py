@@ -39,7 +39,7 @@ from leaderboard.selectors.formatting import (
     model_url,
     size_bucket,
 )
-from leaderboard.services.method_view import RankingPending, apply_ranking, method_info, method_label, ranking_for
+from leaderboard.selectors.method_view import RankingPending, apply_ranking, method_info, method_label, ranking_for
 
 # --- board filters ------------------------------------------------------------------
 
@@ -377,7 +377,7 @@ def get_board(
     pending = None
     try:
         ranking = ranking_for(board, filters.method)
-    except RankingPending:  # queued (once); shown under the board's own method meanwhile
+    except RankingPending:  # the view queues it; shown under the board's own method meanwhile
         ranking, pending = None, {"name": filters.method, "label": method_label(filters.method)}
     languages, tasks, datasets = board_columns(board)
     version = version or board_version(board)

@@ -46,8 +46,8 @@ from leaderboard.identity import (
 from leaderboard.languages import EUROEVAL_BOARD_CODES, EUROEVAL_GROUP_FILES
 from leaderboard.models import Dataset, DatasetVersion, Evaluation, IterationScore, LanguageModel, ModelType
 from leaderboard.published_boards import AMBIGUOUS_BUILD, BoardFormatError, parse_board
+from leaderboard.record_fields import InvalidRecord, model_id_field
 from leaderboard.services.model_metadata import fill_unknown
-from leaderboard.services.record_fields import InvalidRecord, model_id_field
 from leaderboard.services.results_import import ensure_languages
 
 REPOSITORY = RECONSTRUCTED_REPOSITORY

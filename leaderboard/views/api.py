@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET
 
 from leaderboard import http_cache, response_cache, selectors
 from leaderboard.models import Leaderboard
-from leaderboard.services.export import LeaderboardNotFound, leaderboard_csv, leaderboard_document
+from leaderboard.selectors.export import LeaderboardNotFound, leaderboard_csv, leaderboard_document
 
 
 def _document(code: str) -> HttpResponse:

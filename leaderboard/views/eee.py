@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET
 from leaderboard import response_cache, selectors
 from leaderboard.eee.export import INSTANCES_SUFFIX, board_zip, evaluation_files
 from leaderboard.models import Evaluation, Leaderboard
-from leaderboard.services.export import LeaderboardNotFound
+from leaderboard.selectors.export import LeaderboardNotFound
 
 
 def _evaluation(pk: int) -> Evaluation:

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from bs4 import BeautifulSoup
 
-from leaderboard.board_history import changes, dataset_summary
 from leaderboard.csv_safe import neutralise
 from leaderboard.models import BoardSnapshot
+from leaderboard.selectors.board_history import changes, dataset_summary
 from leaderboard.services.aggregation import aggregate
 from tests.ranking.builders import add_evaluation, dataset
 from tests.ranking.builders import it as iteration_scores

@@ -36,9 +36,9 @@ from leaderboard.board_reproduction import (
 from leaderboard.models import Dataset, Evaluation, LanguageGroup, LeaderboardEntry
 from leaderboard.published_boards import prints_standard_error
 from leaderboard.ranking import entry_display_name
+from leaderboard.selectors.export import leaderboard_document
 from leaderboard.services.aggregation import aggregate
 from leaderboard.services.board_import import board_fingerprint
-from leaderboard.services.export import leaderboard_document
 from leaderboard.services.results_import import import_record
 
 BOARDS = Path(__file__).resolve().parents[2] / "data" / "results" / "euroeval-boards"

@@ -8,8 +8,8 @@ from scipy import stats
 
 from leaderboard.models import Evaluation, Leaderboard, LeaderboardEntry
 from leaderboard.ranking import get_method
+from leaderboard.selectors.export import leaderboard_document
 from leaderboard.services.aggregation import aggregate
-from leaderboard.services.export import leaderboard_document
 from tests.ranking.builders import load_results_file
 
 pytestmark = pytest.mark.django_db

@@ -77,8 +77,9 @@ class Command(BaseCommand):
 
     def compare_method_board(self, text, path, code, method, view, show):
         from leaderboard.models import Leaderboard
+        from leaderboard.selectors.method_ranks import entry_ranks
         from leaderboard.services.aggregation import UnknownMethod
-        from leaderboard.services.method_ranks import entry_ranks
+        from leaderboard.services.method_rankings import computed_ranking
 
         if not code:
             raise CommandError("a new-method board CSV is compared with a board here: give --board CODE")
@@ -90,7 +91,7 @@ class Command(BaseCommand):
         if lb is None:
             raise CommandError(f"no board {code!r} here: import the records behind {path} and aggregate first")
         try:
-            ours = entry_ranks(lb, method, view)
+            ours = entry_ranks(lb, computed_ranking(lb, method), view)
         except UnknownMethod as exc:
             raise CommandError(str(exc)) from None
         result = method_boards.agreement(published, ours)
