@@ -32,7 +32,7 @@ class DatasetAdmin(ReaggregatesOnChange, admin.ModelAdmin):
     filter_horizontal = ("languages",)
 
     def boards_to_refresh(self, obj) -> list[str]:
-        return sorted({language.board for language in obj.languages.all()})
+        return sorted(obj.boards())
 
 
 class IterationScoreInline(admin.TabularInline):

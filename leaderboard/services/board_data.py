@@ -198,9 +198,9 @@ def board_datasets() -> dict[str, list[DatasetInfo]]:
     )
     infos = [info for info in map(_dataset_info, qs) if info is not None]
     counted = _datasets_with_counted_scores(infos)
-    languages = {ds.pk: {lang.board for lang in ds.languages.all()} for ds in qs}
+    feeds = {ds.pk: ds.boards() for ds in qs}
     for info in infos:
-        for board in languages[info.pk]:
+        for board in feeds[info.pk]:
             boards[board][info.pk] = info
     return {
         code: sorted(by_pk.values(), key=lambda i: i.name) for code, by_pk in boards.items() if by_pk.keys() & counted
@@ -302,7 +302,7 @@ def suite_datasets() -> dict[str, list[DatasetInfo]]:
         except UnknownTask:
             continue
         info = DatasetInfo.counting(ds, spec, version.pk, version.fingerprint, protocol)
-        for board in {lang.board for lang in ds.languages.all()}:
+        for board in ds.boards():
             boards[suite_code(board)].append(info)
     return {code: sorted(infos, key=lambda i: i.name) for code, infos in boards.items()}
 
