@@ -8,10 +8,10 @@ import logging
 
 from django.core.cache import cache
 
-from leaderboard.cache_keys import cache_key
 from leaderboard.models import Leaderboard, LeaderboardRanking
 from leaderboard.services.aggregation import current_ranking
 from leaderboard.services.aggregation_queue import enqueue_aggregation
+from leaderboard.web.cache_keys import cache_key
 
 log = logging.getLogger(__name__)
 QUEUED_SECONDS = 600  # a queued aggregation that never ran is asked for again after this

@@ -14,8 +14,7 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
-from leaderboard import charts, http_cache, response_cache, selectors
-from leaderboard.cache_keys import cache_key
+from leaderboard import charts, selectors
 from leaderboard.models import Dataset, Exam, Leaderboard
 from leaderboard.ranking import all_methods
 from leaderboard.selectors import compare_board, examples, export
@@ -24,6 +23,8 @@ from leaderboard.selectors.efficiency import model_efficiency
 from leaderboard.selectors.examiner import model_exam_results
 from leaderboard.selectors.stability import PAGE_MODELS, PAGE_REPEATS, dataset_stability
 from leaderboard.services.method_rankings import queue_ranking
+from leaderboard.web import http_cache, response_cache
+from leaderboard.web.cache_keys import cache_key
 
 FIXED_COLUMNS = [
     ("rank", "Rank", ""),  # the rank columns are explained in words above the table (#rank-explained)
