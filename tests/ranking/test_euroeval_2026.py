@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
-from leaderboard.method_boards import MethodAgreement, MethodBoardFormatError, agreement, parse_method_board
 from leaderboard.models import Leaderboard, LeaderboardRanking
+from leaderboard.published.method_boards import MethodAgreement, MethodBoardFormatError, agreement, parse_method_board
 from leaderboard.ranking import (
     BoardRanking,
     RankingMethod,
@@ -120,7 +120,7 @@ def test_dutch_boards_reproduced_from_records(dutch_records, client):
 def test_same_records_with_euroeval_2024_still_reproduce_the_april_board(dutch_records):
     from scipy import stats
 
-    from leaderboard.published_boards import parse_board
+    from leaderboard.published.boards import parse_board
 
     aggregate(["nl"], replicates=0, method="euroeval-2024")
     nl = Leaderboard.objects.get(code="nl")

@@ -8,15 +8,15 @@ all_models`` (the default for a file named ``*all_models*``) compares EuroEval's
 ``--records`` re-ranks a board of EuroEval/leaderboards (``<language>_<all|nlu>.csv``, or a
 group's) from what ``import_board`` stores instead: the language's two files merged (its
 sibling beside it), each cell as its reconstructed iterations; a group from its languages'
-files beside it (``leaderboard/board_reproduction.py``)."""
+files beside it (``leaderboard/published/reproduction.py``)."""
 
 from pathlib import Path
 
 import numpy as np
 from django.core.management.base import BaseCommand, CommandError
 
-from leaderboard import method_boards
-from leaderboard.published_boards import BoardFormatError, agreement, parse_board
+from leaderboard.published import method_boards
+from leaderboard.published.boards import BoardFormatError, agreement, parse_board
 
 
 class Command(BaseCommand):
@@ -115,8 +115,8 @@ class Command(BaseCommand):
             self.stdout.write(f"  {s:6.3f} published, {ours[m][1]:7.3f} ours  {m}")
 
     def from_records(self, path: Path):
-        from leaderboard import board_reproduction as br
         from leaderboard.languages import EUROEVAL_BOARD_CODES, EUROEVAL_GROUP_FILES
+        from leaderboard.published import reproduction as br
         from leaderboard.services.board_import import BoardFile, BoardImportError
 
         try:
