@@ -26,7 +26,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from leaderboard.languages import EUROEVAL_BOARD_CODES, EUROEVAL_GROUP_FILES  # noqa: E402
 from leaderboard.published.boards import agreement  # noqa: E402
 from leaderboard.published.reproduction import (  # noqa: E402
     best_reading,
@@ -36,6 +35,7 @@ from leaderboard.published.reproduction import (  # noqa: E402
     read,
     read_group,
 )
+from leaderboard.registry.languages import EUROEVAL_BOARD_CODES, EUROEVAL_GROUP_FILES  # noqa: E402
 
 
 def site_scores(code: str) -> dict[str, float] | None:

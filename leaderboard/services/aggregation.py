@@ -30,9 +30,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from leaderboard import board_registry
 from leaderboard.models import AggregationRun, JobStatus, Leaderboard, LeaderboardEntry, LeaderboardRanking
 from leaderboard.ranking import RankingMethod, UnknownMethod, get_method
+from leaderboard.registry import boards as board_registry
 from leaderboard.services import board_lock
 from leaderboard.services.board_compute import (  # noqa: F401  (re-exported)
     ComputedBoard,

@@ -36,7 +36,7 @@ from leaderboard.identity import (
     suite_language,
 )
 from leaderboard.models import Dataset, DatasetVersion, Evaluation, EvaluationExamples, IterationScore
-from leaderboard.suite import suite_protocol
+from leaderboard.registry.suite import suite_protocol
 
 log = logging.getLogger(__name__)
 

@@ -41,12 +41,12 @@ from leaderboard.identity import (
     RECONSTRUCTED_REPOSITORY,
     reconstructed_fingerprint,
 )
-from leaderboard.languages import EUROEVAL_BOARD_CODES, EUROEVAL_GROUP_FILES
 from leaderboard.models import Dataset, DatasetVersion, Evaluation, IterationScore, LanguageModel, ModelType
 from leaderboard.published.boards import AMBIGUOUS_BUILD, BoardFormatError, parse_board
 from leaderboard.published.cells import CellOutOfRange, MergedBoard, entry_identity, fractions
 from leaderboard.published.reproduction import best_reading
 from leaderboard.record_fields import InvalidRecord, model_id_field
+from leaderboard.registry.languages import EUROEVAL_BOARD_CODES, EUROEVAL_GROUP_FILES
 from leaderboard.services.model_metadata import fill_unknown
 from leaderboard.services.results_import import ensure_languages
 

@@ -37,7 +37,6 @@ from evaluation.tasks import METRIC_LABELS, NON_TASKS, TaskSpec, UnknownTask, ca
 from leaderboard.eee.files import read_results
 from leaderboard.eee.records import as_legacy
 from leaderboard.identity import FULL_SPLIT, PUBLISHED, Protocol
-from leaderboard.languages import default_board, language_name
 from leaderboard.models import (
     Dataset,
     Evaluation,
@@ -66,6 +65,7 @@ from leaderboard.record_fields import (
     text_field,
     versions_field,
 )
+from leaderboard.registry.languages import default_board, language_name
 from leaderboard.services import published_speed
 from leaderboard.services.efficiency_store import store_cost
 from leaderboard.services.example_store import (

@@ -115,8 +115,8 @@ class Command(BaseCommand):
             self.stdout.write(f"  {s:6.3f} published, {ours[m][1]:7.3f} ours  {m}")
 
     def from_records(self, path: Path):
-        from leaderboard.languages import EUROEVAL_BOARD_CODES, EUROEVAL_GROUP_FILES
         from leaderboard.published import reproduction as br
+        from leaderboard.registry.languages import EUROEVAL_BOARD_CODES, EUROEVAL_GROUP_FILES
         from leaderboard.services.board_import import BoardFile, BoardImportError
 
         try:

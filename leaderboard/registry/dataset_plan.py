@@ -6,8 +6,8 @@ from __future__ import annotations
 from django.conf import settings
 
 from evaluation.datasets import discover
-from leaderboard.languages import language_name
 from leaderboard.models import Dataset
+from leaderboard.registry.languages import language_name
 
 
 def available_dataset_names() -> set[str]:
