@@ -1,5 +1,5 @@
 """Which datasets a submission is evaluated on, and which boards datasets feed: reads of the
-registry and the data directory, beside ``board_registry.py``."""
+registry and the data directory, beside ``boards.py``."""
 
 from __future__ import annotations
 
