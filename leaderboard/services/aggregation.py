@@ -1,4 +1,4 @@
-"""Aggregation: read iteration scores (:mod:`.board_data`), rank them with a ranking method
+"""Aggregation: read iteration scores (:mod:`leaderboard.selectors.board_data`), rank them with a ranking method
 (:mod:`.board_compute`, :mod:`leaderboard.ranking`), write the cached ``Leaderboard`` /
 ``LeaderboardEntry`` rows and a ``LeaderboardRanking`` per method (:mod:`.board_write`),
 and record an ``AggregationRun`` audit row.
@@ -33,6 +33,14 @@ from django.utils import timezone
 from leaderboard.models import AggregationRun, JobStatus, Leaderboard, LeaderboardEntry, LeaderboardRanking
 from leaderboard.ranking import RankingMethod, UnknownMethod, get_method
 from leaderboard.registry import boards as board_registry
+from leaderboard.selectors.board_data import (  # noqa: F401  (re-exported)
+    BoardData,
+    DatasetInfo,
+    UnknownBoard,
+    board_datasets,
+    load_board_data,
+    suite_datasets,
+)
 from leaderboard.services import board_lock
 from leaderboard.services.board_compute import (  # noqa: F401  (re-exported)
     ComputedBoard,
@@ -42,14 +50,6 @@ from leaderboard.services.board_compute import (  # noqa: F401  (re-exported)
     compute_language_board,
     group_members,
     plan_boards,
-)
-from leaderboard.services.board_data import (  # noqa: F401  (re-exported)
-    BoardData,
-    DatasetInfo,
-    UnknownBoard,
-    board_datasets,
-    load_board_data,
-    suite_datasets,
 )
 from leaderboard.services.board_write import write_board, write_ranking
 

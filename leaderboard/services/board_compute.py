@@ -30,7 +30,7 @@ from leaderboard.ranking.rank_sets import rank_sets_from_replicates
 from leaderboard.ranking.registry import RankingMethod
 from leaderboard.registry import boards as board_registry
 from leaderboard.registry.languages import language_name
-from leaderboard.services.board_data import BoardData, DatasetInfo, EntryKey, UnknownBoard
+from leaderboard.selectors.board_data import BoardData, DatasetInfo, EntryKey, UnknownBoard
 
 
 def _finite(x: float) -> float | None:

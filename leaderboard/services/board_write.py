@@ -12,9 +12,9 @@ import numpy as np
 
 from leaderboard.models import Leaderboard, LeaderboardEntry, LeaderboardRanking
 from leaderboard.ranking import entry_token
+from leaderboard.selectors.board_data import EntryKey
 from leaderboard.services import snapshots
 from leaderboard.services.board_compute import ComputedBoard, _finite
-from leaderboard.services.board_data import EntryKey
 
 ENTRY_FIELDS = (
     "position",

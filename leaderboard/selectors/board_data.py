@@ -1,5 +1,5 @@
 """Loading a board's data for aggregation: which datasets a board counts and every entry's
-iteration scores on them (read-only; :mod:`leaderboard.services.aggregation` computes and writes).
+iteration scores on them (read-only, so a selector; :mod:`leaderboard.services.aggregation` computes and writes).
 
 What counts. A board counts, for each of its datasets, only evaluations on that
 dataset's board version (``Dataset.board_version``) under its board protocol
