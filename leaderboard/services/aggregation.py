@@ -41,6 +41,7 @@ from leaderboard.selectors.board_data import (  # noqa: F401  (re-exported)
     load_board_data,
     suite_datasets,
 )
+from leaderboard.selectors.method_view import stored_ranking
 from leaderboard.services import board_lock
 from leaderboard.services.board_compute import (  # noqa: F401  (re-exported)
     ComputedBoard,
@@ -188,12 +189,9 @@ def aggregate(
 def current_ranking(lb: Leaderboard, method_name: str) -> LeaderboardRanking:
     """``lb`` under ``method_name``: the stored ranking when it is as new as the board, else
     computed now (once) and stored. Raises UnknownMethod / UnknownBoard."""
-    method = get_method(method_name)
-    stored = LeaderboardRanking.objects.filter(leaderboard=lb, method=method.name).first()
-    fresh = stored is not None and stored.method_version == method.version
-    if fresh and (
-        stored.inputs_digest == lb.inputs_digest or (lb.generated_at and stored.generated_at >= lb.generated_at)
-    ):
+    stored = stored_ranking(lb, method_name)
+    if stored is not None:
         return stored
+    method = get_method(method_name)
     aggregate([lb.code], trigger="view", method=method)
     return LeaderboardRanking.objects.get(leaderboard=lb, method=method.name)
