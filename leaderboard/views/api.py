@@ -1,4 +1,4 @@
-"""JSON / CSV API. Thin: the export service builds the documents.
+"""JSON / CSV API. Thin: the export selector (``selectors/export.py``) builds the documents.
 
 The JSON document of a board is cached whole per board version (the board, its entries
 and their models: ``selectors.board_version``; ``web/response_cache.py``), so a reader costs
