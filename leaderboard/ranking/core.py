@@ -34,6 +34,7 @@ from scipy import special, stats
 
 from evaluation.stats import Z95 as STATS_Z95
 from evaluation.stats import mean_ci
+from leaderboard.ranking import kernels
 
 ALPHA = 0.05
 Z95 = STATS_Z95
@@ -201,29 +202,37 @@ def anchor_walk(means, variances, counts, *, alpha: float = ALPHA) -> np.ndarray
 
 
 def _walk_lanes(m: np.ndarray, v: np.ndarray, c: np.ndarray, alpha: float) -> np.ndarray:
-    """The anchor walk on ``(L, N)`` arrays (lanes × entries) of means, variances, counts.
-
-    Each lane is sorted (:func:`_lane_order`: the stable order), gathered and transposed to
-    position-major ``(N, L)`` so that every step of the walk reads contiguous lane
-    vectors; a step records the significant lanes' increase of the score, and the scores
-    are the running sum of the increases. Returns ``(L, N)`` rank scores.
-    """
+    """The anchor walk on ``(L, N)`` arrays (lanes × entries) of means, variances, counts;
+    returns ``(L, N)`` rank scores. Single-precision lanes at the default alpha walk in C
+    (:func:`leaderboard.ranking.kernels.walk_lanes_f32`), the others in numpy
+    (:func:`_walk_numpy`): the same operations in the same order, the same numbers."""
     lanes, n_entries = m.shape
     dt = m.dtype if m.dtype in (np.float32, np.float64) else np.dtype(float)
-    out = np.full((lanes, n_entries), np.inf, dtype=dt)
     if n_entries == 0 or lanes == 0:
-        return out
+        return np.full((lanes, n_entries), np.inf, dtype=dt)
     present = ~np.isnan(m)
     k = present.sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         mu = np.where(present, m, 0.0).sum(axis=1) / k
         dev = np.where(present, m - mu[:, None], 0.0)
         sigma = np.sqrt(np.einsum("ij,ij->i", dev, dev) / k)
-    del dev
+    del dev, present
     sigma = np.where(np.isnan(sigma) | (sigma == 0), np.inf, sigma)  # σ = 0: nothing can differ
+    inv_sigma = (1.0 / sigma).astype(dt)
+    band = _t_band(c, m)
+    single = all(a.dtype == np.float32 for a in (m, v, c))
+    if kernels.AVAILABLE and single and alpha == ALPHA:
+        return kernels.walk_lanes_f32(m, v, c, inv_sigma, *band, alpha)
+    return _walk_numpy(m, v, c, inv_sigma, int(k.max()), band, alpha, dt)
 
-    order = _lane_order(np.where(present, -m, np.inf))
-    del present
+
+def _walk_numpy(m, v, c, inv_sigma, last: int, band: tuple[float, float], alpha: float, dt) -> np.ndarray:
+    """The walk in numpy: each lane sorted (:func:`_lane_order`: the stable order), gathered
+    and transposed to position-major ``(N, L)`` so that every step reads contiguous lane
+    vectors; a step records the significant lanes' increase of the score
+    (:func:`_walk_steps`), and the scores are the running sum of the increases."""
+    lanes, n_entries = m.shape
+    order = _lane_order(np.where(~np.isnan(m), -m, np.inf))
     flat = order + (np.arange(lanes) * n_entries)[:, None]
     del order
 
@@ -235,21 +244,26 @@ def _walk_lanes(m: np.ndarray, v: np.ndarray, c: np.ndarray, alpha: float) -> np
         vn = v / c  # s²/n and (s²/n)²/(n − 1): Welch's pieces (elementwise: before or after the gather)
         q = gathered(vn * vn / (c - 1))
         vn = gathered(vn)
-    ok = ~np.isnan(ms)
-    t_low, t_high = _t_band(c, m)
-    last = int(k.max())
-    inv_sigma = (1.0 / sigma).astype(dt)
     # step j's increase of the score (0 where not significant): the scores are their running
     # sum, which numpy adds in order, one position after the other, as the walk did
     scores = np.zeros((n_entries, lanes), dtype=dt)
     scores[0] = 1.0
+    _walk_steps(ms, vn, q, inv_sigma, last, band, alpha, scores)
+    np.cumsum(scores, axis=0, out=scores)
+    scores[np.isnan(ms)] = np.inf
+    out = np.full((lanes, n_entries), np.inf, dtype=dt)
+    out.ravel()[flat.ravel()] = scores.T.ravel()
+    return out
+
+
+def _walk_steps(ms, vn, q, inv_sigma, last: int, band: tuple[float, float], alpha: float, scores) -> None:
+    """Steps 1 to ``last`` of every lane at once: ``scores[j]`` = the increase at step j."""
+    lanes, dt = ms.shape[1], ms.dtype
     a_m, a_vn, a_q = ms[0].copy(), vn[0].copy(), q[0].copy()
     exact = alpha != ALPHA
-    t = np.empty(lanes, dtype=dt)
-    gap = np.empty(lanes, dtype=dt)
-    s2 = np.empty(lanes, dtype=dt)
-    sig = np.empty(lanes, dtype=bool)
-    band = np.empty(lanes, dtype=bool)
+    t_low, t_high = band
+    t, gap, s2 = (np.empty(lanes, dtype=dt) for _ in range(3))
+    sig, amb_mask = np.empty(lanes, dtype=bool), np.empty(lanes, dtype=bool)
     with np.errstate(divide="ignore", invalid="ignore"):
         for j in range(1, last):
             mj, vnj, qj = ms[j], vn[j], q[j]
@@ -264,9 +278,9 @@ def _walk_lanes(m: np.ndarray, v: np.ndarray, c: np.ndarray, alpha: float) -> np
                 np.less(special.stdtr(df, -t), alpha, out=sig)
             else:
                 np.greater(t, t_high, out=sig)
-                np.greater_equal(t, t_low, out=band)
-                np.logical_xor(band, sig, out=band)  # t in [t_low, t_high]: df decides
-                amb = band.nonzero()[0]
+                np.greater_equal(t, t_low, out=amb_mask)
+                np.logical_xor(amb_mask, sig, out=amb_mask)  # t in [t_low, t_high]: df decides
+                amb = amb_mask.nonzero()[0]
                 if amb.size:
                     se2 = s2[amb] ** 2
                     df = se2 * se2 / (a_q[amb] + qj[amb])
@@ -277,10 +291,6 @@ def _walk_lanes(m: np.ndarray, v: np.ndarray, c: np.ndarray, alpha: float) -> np
             np.copyto(a_m, mj, where=sig)
             np.copyto(a_vn, vnj, where=sig)
             np.copyto(a_q, qj, where=sig)
-    np.cumsum(scores, axis=0, out=scores)
-    scores[~ok] = np.inf
-    out.ravel()[flat.ravel()] = scores.T.ravel()
-    return out
 
 
 def _lane_order(key: np.ndarray) -> np.ndarray:

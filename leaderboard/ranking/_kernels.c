@@ -1,0 +1,441 @@
+/* Compiled loops of the ranking (leaderboard/ranking/kernels.py is their Python face).
+ *
+ * Every function does the floating-point operations of the numpy code it replaces, in the
+ * same order and precision, so the results are the same to the bit: build with -O2
+ * -fno-fast-math -ffp-contract=off (no fused multiply-add, no reassociation; setup.py).
+ * Arrays come in through the buffer protocol (C-contiguous numpy arrays), so only
+ * Python.h is needed to build.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    Py_buffer view[16];
+    int used;
+} Buffers;
+
+static void *buffer(Buffers *b, PyObject *obj, Py_ssize_t itemsize, int writable) {
+    Py_buffer *v = &b->view[b->used];
+    if (PyObject_GetBuffer(obj, v, PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0)) < 0) return NULL;
+    b->used++;
+    if (v->itemsize != itemsize) {
+        PyErr_SetString(PyExc_TypeError, "array of the wrong item size");
+        return NULL;
+    }
+    return v->buf;
+}
+
+static void release(Buffers *b) {
+    for (int i = 0; i < b->used; i++) PyBuffer_Release(&b->view[i]);
+}
+
+/* --- sorting: a stable order of float32 keys by their order-preserving bits ----------- */
+
+static inline uint32_t ordered_bits(float x) {
+    uint32_t u;
+    x = x + 0.0f; /* -0 + 0 = +0: equal keys get equal bits */
+    memcpy(&u, &x, 4);
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+/* order[0..n) = the stable ascending order of keys (LSD radix sort, 8 bits a pass; a pass
+ * where every key has the same byte is skipped). tmp holds 2n uint32 of scratch. */
+static void stable_order(const float *keys, Py_ssize_t n, int32_t *order, uint32_t *tmp) {
+    uint32_t *bits = tmp, *bits2 = tmp + n;
+    int32_t *ord2 = (int32_t *)(tmp + 2 * n);
+    Py_ssize_t count[4][256];
+    memset(count, 0, sizeof(count));
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint32_t u = ordered_bits(keys[i]);
+        bits[i] = u;
+        order[i] = (int32_t)i;
+        for (int p = 0; p < 4; p++) count[p][(u >> (8 * p)) & 255]++;
+    }
+    for (int p = 0; p < 4; p++) {
+        int shift = 8 * p;
+        if (n == 0 || count[p][(bits[0] >> shift) & 255] == n) continue;
+        Py_ssize_t at = 0;
+        for (int c = 0; c < 256; c++) {
+            Py_ssize_t k = count[p][c];
+            count[p][c] = at;
+            at += k;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            Py_ssize_t to = count[p][(bits[i] >> shift) & 255]++;
+            bits2[to] = bits[i];
+            ord2[to] = order[i];
+        }
+        memcpy(bits, bits2, n * sizeof(uint32_t));
+        memcpy(order, ord2, n * sizeof(int32_t));
+    }
+}
+
+static PyObject *py_stable_order(PyObject *self, PyObject *args) {
+    PyObject *ko, *oo;
+    Py_ssize_t rows, n;
+    if (!PyArg_ParseTuple(args, "OOnn", &ko, &oo, &rows, &n)) return NULL;
+    Buffers b = {.used = 0};
+    const float *keys = buffer(&b, ko, 4, 0);
+    int32_t *order = keys ? buffer(&b, oo, 4, 1) : NULL;
+    uint32_t *tmp = order ? malloc((3 * n + 1) * sizeof(uint32_t)) : NULL;
+    if (order && !tmp) PyErr_NoMemory();
+    if (tmp) {
+        for (Py_ssize_t r = 0; r < rows; r++) stable_order(keys + r * n, n, order + r * n, tmp);
+        free(tmp);
+    }
+    release(&b);
+    if (!tmp) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* --- the anchor walk, single precision ----------------------------------------------- */
+
+/* Per lane: the stable order of the keys (present: -mean, missing: +inf), the means and
+ * Welch's pieces s²/n and (s²/n)²/(n − 1) gathered in that order; kept[lane] = the
+ * number of present entries. */
+static PyObject *py_walk_prepare(PyObject *self, PyObject *args) {
+    PyObject *o[8];
+    Py_ssize_t lanes, n;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOnn", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &lanes, &n))
+        return NULL;
+    Buffers b = {.used = 0};
+    const float *m = buffer(&b, o[0], 4, 0), *v = buffer(&b, o[1], 4, 0), *c = buffer(&b, o[2], 4, 0);
+    int32_t *order = buffer(&b, o[3], 4, 1);
+    float *ms = buffer(&b, o[4], 4, 1), *vns = buffer(&b, o[5], 4, 1), *qs = buffer(&b, o[6], 4, 1);
+    int32_t *kept = buffer(&b, o[7], 4, 1);
+    float *keys = kept ? malloc(n * sizeof(float) + 1) : NULL;
+    uint32_t *tmp = keys ? malloc((3 * n + 1) * sizeof(uint32_t)) : NULL;
+    if (kept && !tmp) PyErr_NoMemory();
+    for (Py_ssize_t l = 0; tmp && l < lanes; l++) {
+        const float *ml = m + l * n, *vl = v + l * n, *cl = c + l * n;
+        int32_t k = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int present = !isnan(ml[i]);
+            keys[i] = present ? -ml[i] : INFINITY;
+            k += present;
+        }
+        int32_t *ol = order + l * n;
+        stable_order(keys, n, ol, tmp);
+        for (Py_ssize_t j = 0; j < n; j++) {
+            int32_t e = ol[j];
+            float vn = vl[e] / cl[e];
+            ms[l * n + j] = ml[e];
+            vns[l * n + j] = vn;
+            qs[l * n + j] = vn * vn / (cl[e] - 1.0f);
+        }
+        kept[l] = k;
+    }
+    free(keys);
+    free(tmp);
+    release(&b);
+    if (!tmp) return NULL;
+    Py_RETURN_NONE;
+}
+
+typedef struct {
+    const float *ms, *vn, *q, *inv_sigma;
+    const int32_t *order, *kept;
+    int32_t *at, *anchor;
+    float *score, *out, *pend_t, *pend_df;
+    int32_t *pend_lane;
+    float t_low, t_high;
+    Py_ssize_t n;
+} Walk;
+
+/* Walk one lane from its position at[l] on until its end (returns 0) or a step whose
+ * decision needs the t tail (returns 1: t and df recorded, the lane waits there). */
+static int walk_lane(Walk *w, Py_ssize_t l, Py_ssize_t slot) {
+    Py_ssize_t n = w->n, j = w->at[l];
+    const float *ms = w->ms + l * n, *vn = w->vn + l * n, *q = w->q + l * n;
+    const int32_t *order = w->order + l * n;
+    float *out = w->out + l * n;
+    Py_ssize_t a = w->anchor[l];
+    float acc = w->score[l], inv_sigma = w->inv_sigma[l];
+    for (; j < w->kept[l]; j++) {
+        float s = sqrtf(vn[a] + vn[j]);
+        float gap = ms[a] - ms[j];
+        float t = gap / s;
+        if (t > w->t_high) {
+            acc = acc + gap * inv_sigma;
+            a = j;
+        } else if (t >= w->t_low) {
+            float se2 = s * s;
+            float df = se2 * se2 / (q[a] + q[j]);
+            w->pend_lane[slot] = (int32_t)l;
+            w->pend_t[slot] = t;
+            w->pend_df[slot] = isnan(df) ? 1.0f : df;
+            break;
+        } else {
+            acc = acc + 0.0f;
+        }
+        out[order[j]] = acc;
+    }
+    w->at[l] = (int32_t)j;
+    w->anchor[l] = (int32_t)a;
+    w->score[l] = acc;
+    return j < w->kept[l];
+}
+
+/* Settle the waiting lanes (sig[i]: lane pend_lane[i] is significant at its step), then
+ * walk every lane that can move; returns how many wait for a t tail now. A first call
+ * (resumed = -1) starts every lane. */
+static PyObject *py_walk_run(PyObject *self, PyObject *args) {
+    PyObject *o[14];
+    Py_ssize_t lanes, n, resumed;
+    float t_low, t_high;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOnnnff", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8],
+                          &o[9], &o[10], &o[11], &o[12], &o[13], &lanes, &n, &resumed, &t_low, &t_high))
+        return NULL;
+    Buffers b = {.used = 0};
+    Walk w = {.n = n, .t_low = t_low, .t_high = t_high};
+    w.ms = buffer(&b, o[0], 4, 0);
+    w.vn = w.ms ? buffer(&b, o[1], 4, 0) : NULL;
+    w.q = w.vn ? buffer(&b, o[2], 4, 0) : NULL;
+    w.inv_sigma = w.q ? buffer(&b, o[3], 4, 0) : NULL;
+    w.order = w.inv_sigma ? buffer(&b, o[4], 4, 0) : NULL;
+    w.kept = w.order ? buffer(&b, o[5], 4, 0) : NULL;
+    w.at = w.kept ? buffer(&b, o[6], 4, 1) : NULL;
+    w.anchor = w.at ? buffer(&b, o[7], 4, 1) : NULL;
+    w.score = w.anchor ? buffer(&b, o[8], 4, 1) : NULL;
+    w.out = w.score ? buffer(&b, o[9], 4, 1) : NULL;
+    w.pend_lane = w.out ? buffer(&b, o[10], 4, 1) : NULL;
+    w.pend_t = w.pend_lane ? buffer(&b, o[11], 4, 1) : NULL;
+    w.pend_df = w.pend_t ? buffer(&b, o[12], 4, 1) : NULL;
+    const uint8_t *sig = w.pend_df ? buffer(&b, o[13], 1, 0) : NULL;
+    if (!sig) {
+        release(&b);
+        return NULL;
+    }
+    Py_ssize_t waiting = 0;
+    if (resumed < 0) {
+        for (Py_ssize_t l = 0; l < lanes; l++) {
+            w.at[l] = 1, w.anchor[l] = 0, w.score[l] = 1.0f;
+            if (w.kept[l] > 0) w.out[l * n + w.order[l * n]] = 1.0f;
+            waiting += walk_lane(&w, l, waiting);
+        }
+    } else {
+        for (Py_ssize_t i = 0; i < resumed; i++) { /* slots are reused in order: i ≥ waiting */
+            Py_ssize_t l = w.pend_lane[i], j = w.at[l];
+            const float *ms = w.ms + l * n;
+            Py_ssize_t a = w.anchor[l];
+            float gap = ms[a] - ms[j];
+            float acc = w.score[l] + (sig[i] ? gap * w.inv_sigma[l] : 0.0f);
+            if (sig[i]) w.anchor[l] = (int32_t)j;
+            w.score[l] = acc;
+            w.out[l * n + w.order[l * n + j]] = acc;
+            w.at[l] = (int32_t)(j + 1);
+            waiting += walk_lane(&w, l, waiting);
+        }
+    }
+    release(&b);
+    return PyLong_FromSsize_t(waiting);
+}
+
+/* --- per-draw maxima of S_jk = (Z_j − Z_k)·w_jk over families of pairs ------------------ */
+
+typedef struct {
+    const float *w; /* (p, p) */
+    const uint8_t *fam[3]; /* (p, p): sim, pos, neg */
+    float *wtop[3]; /* (p,): a row's largest weight in each family */
+    int32_t **members[3]; /* per row: its members in a sparse family, else NULL */
+    int32_t *count[3];
+    Py_ssize_t p;
+} Families;
+
+/* The largest value of row j's family f in a draw of Z (z; zs: its values in the ascending
+ * order ``order``), from ``found`` up: S_jk for the sim (0) and pos (1) families, S_kj =
+ * −S_jk for neg (2). Scans the entries by Z away from the row's own (down for pos, up for
+ * neg) and stops where the gap times the row's largest weight cannot beat ``found``:
+ * rounding is monotone, so no later product can either. A non-member's product is 0 (or
+ * −0): it never raises ``found``, which starts at 0 or above. */
+static float row_max(const Families *F, int f, Py_ssize_t j, const float *z, const float *zs, const int32_t *order,
+                     float found) {
+    Py_ssize_t p = F->p;
+    const float *w = F->w + j * p;
+    const uint8_t *in = F->fam[f] + j * p;
+    float zj = z[j], wt = F->wtop[f][j];
+    if (F->members[f][j]) {
+        const int32_t *mem = F->members[f][j];
+        for (int32_t i = 0; i < F->count[f][j]; i++) {
+            float d = f == 2 ? z[mem[i]] - zj : zj - z[mem[i]];
+            float v = d * w[mem[i]];
+            found = v > found ? v : found;
+        }
+        return found;
+    }
+    if (f == 2) {
+        for (Py_ssize_t i = p - 1; i >= 0; i--) {
+            float d = zs[i] - zj;
+            if (!(d * wt > found)) break;
+            float v = d * (w[order[i]] * (float)in[order[i]]);
+            found = v > found ? v : found;
+        }
+    } else {
+        for (Py_ssize_t i = 0; i < p; i++) {
+            float d = zj - zs[i];
+            if (!(d * wt > found)) break;
+            float v = d * (w[order[i]] * (float)in[order[i]]);
+            found = v > found ? v : found;
+        }
+    }
+    return found;
+}
+
+/* The simultaneous family's maximum in one draw: rows with the highest Z first. */
+static float sim_max(const Families *F, const float *z, const float *zs, const int32_t *order) {
+    float found = 0.0f;
+    for (Py_ssize_t i = F->p - 1; i >= 0; i--) {
+        Py_ssize_t j = order[i];
+        if ((z[j] - zs[0]) * F->wtop[0][j] > found) found = row_max(F, 0, j, z, zs, order, found);
+    }
+    return found;
+}
+
+#define SPARSE 8 /* a family of fewer than p / SPARSE members is walked member by member */
+
+static int families_init(Families *F) {
+    Py_ssize_t p = F->p;
+    for (int f = 0; f < 3; f++) {
+        F->wtop[f] = calloc(p + 1, sizeof(float));
+        F->count[f] = calloc(p + 1, sizeof(int32_t));
+        F->members[f] = calloc(p + 1, sizeof(int32_t *));
+        if (!F->wtop[f] || !F->count[f] || !F->members[f]) return -1;
+        for (Py_ssize_t j = 0; j < p; j++) {
+            const uint8_t *in = F->fam[f] + j * p;
+            const float *w = F->w + j * p;
+            float top = 0.0f;
+            int32_t c = 0;
+            for (Py_ssize_t k = 0; k < p; k++)
+                if (in[k]) c++, top = w[k] > top ? w[k] : top;
+            F->wtop[f][j] = top, F->count[f][j] = c;
+            if (c * SPARSE >= p) continue;
+            int32_t *mem = malloc((c + 1) * sizeof(int32_t));
+            if (!mem) return -1;
+            for (Py_ssize_t k = 0, i = 0; k < p; k++)
+                if (in[k]) mem[i++] = (int32_t)k;
+            F->members[f][j] = mem;
+        }
+    }
+    return 0;
+}
+
+static void families_free(Families *F) {
+    for (int f = 0; f < 3; f++) {
+        if (F->members[f])
+            for (Py_ssize_t j = 0; j < F->p; j++) free(F->members[f][j]);
+        free(F->members[f]), free(F->wtop[f]), free(F->count[f]);
+    }
+}
+
+/* maxima(zd (B, p) draws of Z, w (p, p), sim, pos, neg (p, p) bool, rows (p,) bool,
+ * sim_out (B,), marg_out (p, B), want_sim): in every draw d, sim_out[d] (with want_sim) and
+ * marg_out[j, d] for the rows j set: the families' maxima, each at least 0. */
+static PyObject *py_maxima(PyObject *self, PyObject *args) {
+    PyObject *o[8];
+    Py_ssize_t p, nb;
+    int want_sim;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOnni", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &p, &nb,
+                          &want_sim))
+        return NULL;
+    Buffers b = {.used = 0};
+    Families F = {.p = p};
+    const float *zd = buffer(&b, o[0], 4, 0);
+    F.w = zd ? buffer(&b, o[1], 4, 0) : NULL;
+    for (int f = 0; f < 3; f++) F.fam[f] = F.w ? buffer(&b, o[2 + f], 1, 0) : NULL;
+    const uint8_t *rows = F.fam[2] ? buffer(&b, o[5], 1, 0) : NULL;
+    float *sim = rows ? buffer(&b, o[6], 4, 1) : NULL;
+    float *marg = sim ? buffer(&b, o[7], 4, 1) : NULL;
+    int32_t *order = marg ? malloc((nb * p + 1) * sizeof(int32_t)) : NULL;
+    float *zs = order ? malloc((nb * p + 1) * sizeof(float)) : NULL;
+    uint32_t *tmp = zs ? malloc((3 * p + 1) * sizeof(uint32_t)) : NULL;
+    int ok = tmp && families_init(&F) == 0;
+    if (marg && !ok) PyErr_NoMemory();
+    for (Py_ssize_t d = 0; ok && d < nb; d++) { /* each draw's order of Z */
+        stable_order(zd + d * p, p, order + d * p, tmp);
+        for (Py_ssize_t i = 0; i < p; i++) zs[d * p + i] = zd[d * p + order[d * p + i]];
+        if (want_sim) sim[d] = sim_max(&F, zd + d * p, zs + d * p, order + d * p);
+    }
+    for (Py_ssize_t j = 0; ok && j < p; j++) { /* row by row: its weights stay in cache */
+        if (!rows[j]) continue;
+        for (Py_ssize_t d = 0; d < nb; d++) {
+            const float *z = zd + d * p, *zsd = zs + d * p;
+            float top = row_max(&F, 1, j, z, zsd, order + d * p, 0.0f);
+            marg[j * nb + d] = row_max(&F, 2, j, z, zsd, order + d * p, top);
+        }
+    }
+    families_free(&F);
+    free(order), free(zs), free(tmp);
+    release(&b);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* --- euroeval-2026: one bootstrap draw's resampled dataset terms ---------------------- */
+
+/* numpy's pairwise sum of n ≤ 128 doubles (its add.reduce along a contiguous axis). */
+static double pairwise_small(const double *a, Py_ssize_t n) {
+    double res = 0.0;
+    if (n < 8) {
+        for (Py_ssize_t i = 0; i < n; i++) res += a[i];
+        return 0.0 + res;
+    }
+    double r[8];
+    for (int k = 0; k < 8; k++) r[k] = a[k];
+    Py_ssize_t i;
+    for (i = 8; i < n - (n % 8); i += 8)
+        for (int k = 0; k < 8; k++) r[k] += a[i + k];
+    res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (; i < n; i++) res += a[i];
+    return 0.0 + res;
+}
+
+/* terms(x (D, P, I), idx (k, P, I) int32, drawn (k,) int64, best (D,), sd (D,), out (P,)):
+ * out[e] = Σ over the drawn datasets r, in order, of 1 + (best[r] − mean_e(r)) / sd[r], where
+ * mean_e(r) = the mean of x[r, e, idx[., e, :]]: numpy's take, mean over the last axis and
+ * sum over the first. */
+static PyObject *py_terms(PyObject *self, PyObject *args) {
+    PyObject *o[6];
+    Py_ssize_t ne, ni, k;
+    if (!PyArg_ParseTuple(args, "OOOOOOnnn", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &ne, &ni, &k)) return NULL;
+    if (ni > 128) return PyErr_Format(PyExc_ValueError, "at most 128 iterations");
+    Buffers b = {.used = 0};
+    const double *x = buffer(&b, o[0], 8, 0);
+    const int32_t *idx = x ? buffer(&b, o[1], 4, 0) : NULL;
+    const int64_t *drawn = idx ? buffer(&b, o[2], 8, 0) : NULL;
+    const double *best = drawn ? buffer(&b, o[3], 8, 0) : NULL, *sd = best ? buffer(&b, o[4], 8, 0) : NULL;
+    double *out = sd ? buffer(&b, o[5], 8, 1) : NULL;
+    if (out) {
+        double vals[128];
+        for (Py_ssize_t r = 0; r < k; r++) {
+            const double *xr = x + drawn[r] * ne * ni;
+            const int32_t *ir = idx + r * ne * ni;
+            double br = best[drawn[r]], sr = sd[drawn[r]];
+            for (Py_ssize_t e = 0; e < ne; e++) {
+                for (Py_ssize_t i = 0; i < ni; i++) vals[i] = xr[e * ni + ir[e * ni + i]];
+                double mean = pairwise_small(vals, ni) / (double)ni;
+                double term = 1.0 + (br - mean) / sr;
+                out[e] = r ? out[e] + term : term;
+            }
+        }
+    }
+    release(&b);
+    if (!out) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"stable_order", py_stable_order, METH_VARARGS, "Stable ascending order of float32 rows."},
+    {"walk_prepare", py_walk_prepare, METH_VARARGS, "Sort and gather the walk's lanes."},
+    {"walk_run", py_walk_run, METH_VARARGS, "Walk the lanes up to their next t tail."},
+    {"maxima", py_maxima, METH_VARARGS, "Per-draw maxima over families of pairs."},
+    {"terms", py_terms, METH_VARARGS, "Resampled dataset terms of one draw."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernels", "Compiled loops of the ranking.", -1, methods};
+
+PyMODINIT_FUNC PyInit__kernels(void) { return PyModule_Create(&module); }
