@@ -8,6 +8,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -42,36 +43,32 @@ static inline uint32_t ordered_bits(float x) {
     return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
 }
 
-/* order[0..n) = the stable ascending order of keys (LSD radix sort, 8 bits a pass; a pass
- * where every key has the same byte is skipped). tmp holds 2n uint32 of scratch. */
-static void stable_order(const float *keys, Py_ssize_t n, int32_t *order, uint32_t *tmp) {
-    uint32_t *bits = tmp, *bits2 = tmp + n;
-    int32_t *ord2 = (int32_t *)(tmp + 2 * n);
+/* order[0..n) = the stable ascending order of keys: an LSD radix sort, 8 bits a pass, of
+ * the keys' bits above their index (a pass where every key has the same byte is skipped).
+ * tmp holds 2n uint64 of scratch. */
+static void stable_order(const float *keys, Py_ssize_t n, int32_t *order, uint64_t *tmp) {
+    uint64_t *a = tmp, *b = tmp + n;
     Py_ssize_t count[4][256];
     memset(count, 0, sizeof(count));
     for (Py_ssize_t i = 0; i < n; i++) {
         uint32_t u = ordered_bits(keys[i]);
-        bits[i] = u;
-        order[i] = (int32_t)i;
+        a[i] = ((uint64_t)u << 32) | (uint64_t)i;
         for (int p = 0; p < 4; p++) count[p][(u >> (8 * p)) & 255]++;
     }
-    for (int p = 0; p < 4; p++) {
-        int shift = 8 * p;
-        if (n == 0 || count[p][(bits[0] >> shift) & 255] == n) continue;
+    for (int p = 0; p < 4 && n > 0; p++) {
+        int shift = 32 + 8 * p;
+        if (count[p][(a[0] >> shift) & 255] == n) continue;
         Py_ssize_t at = 0;
         for (int c = 0; c < 256; c++) {
             Py_ssize_t k = count[p][c];
             count[p][c] = at;
             at += k;
         }
-        for (Py_ssize_t i = 0; i < n; i++) {
-            Py_ssize_t to = count[p][(bits[i] >> shift) & 255]++;
-            bits2[to] = bits[i];
-            ord2[to] = order[i];
-        }
-        memcpy(bits, bits2, n * sizeof(uint32_t));
-        memcpy(order, ord2, n * sizeof(int32_t));
+        for (Py_ssize_t i = 0; i < n; i++) b[count[p][(a[i] >> shift) & 255]++] = a[i];
+        uint64_t *swap = a;
+        a = b, b = swap;
     }
+    for (Py_ssize_t i = 0; i < n; i++) order[i] = (int32_t)(a[i] & 0xFFFFFFFFu);
 }
 
 static PyObject *py_stable_order(PyObject *self, PyObject *args) {
@@ -81,7 +78,7 @@ static PyObject *py_stable_order(PyObject *self, PyObject *args) {
     Buffers b = {.used = 0};
     const float *keys = buffer(&b, ko, 4, 0);
     int32_t *order = keys ? buffer(&b, oo, 4, 1) : NULL;
-    uint32_t *tmp = order ? malloc((3 * n + 1) * sizeof(uint32_t)) : NULL;
+    uint64_t *tmp = order ? malloc((2 * n + 1) * sizeof(uint64_t)) : NULL;
     if (order && !tmp) PyErr_NoMemory();
     if (tmp) {
         for (Py_ssize_t r = 0; r < rows; r++) stable_order(keys + r * n, n, order + r * n, tmp);
@@ -96,7 +93,8 @@ static PyObject *py_stable_order(PyObject *self, PyObject *args) {
 
 /* Per lane: the stable order of the keys (present: -mean, missing: +inf), the means and
  * Welch's pieces s²/n and (s²/n)²/(n − 1) gathered in that order; kept[lane] = the
- * number of present entries. */
+ * number of present entries. Returns the smallest and largest count of 2 or more of a
+ * present entry (None without one). */
 static PyObject *py_walk_prepare(PyObject *self, PyObject *args) {
     PyObject *o[8];
     Py_ssize_t lanes, n;
@@ -107,8 +105,9 @@ static PyObject *py_walk_prepare(PyObject *self, PyObject *args) {
     int32_t *order = buffer(&b, o[3], 4, 1);
     float *ms = buffer(&b, o[4], 4, 1), *vns = buffer(&b, o[5], 4, 1), *qs = buffer(&b, o[6], 4, 1);
     int32_t *kept = buffer(&b, o[7], 4, 1);
-    float *keys = kept ? malloc(n * sizeof(float) + 1) : NULL;
-    uint32_t *tmp = keys ? malloc((3 * n + 1) * sizeof(uint32_t)) : NULL;
+    float *keys = kept ? malloc(n * sizeof(float) + 1) : NULL, c_lo = 0.0f, c_hi = 0.0f;
+    int has = 0;
+    uint64_t *tmp = keys ? malloc((2 * n + 1) * sizeof(uint64_t)) : NULL;
     if (kept && !tmp) PyErr_NoMemory();
     for (Py_ssize_t l = 0; tmp && l < lanes; l++) {
         const float *ml = m + l * n, *vl = v + l * n, *cl = c + l * n;
@@ -117,6 +116,11 @@ static PyObject *py_walk_prepare(PyObject *self, PyObject *args) {
             int present = !isnan(ml[i]);
             keys[i] = present ? -ml[i] : INFINITY;
             k += present;
+            if (present && cl[i] >= 2.0f) {
+                c_lo = has ? (cl[i] < c_lo ? cl[i] : c_lo) : cl[i];
+                c_hi = has ? (cl[i] > c_hi ? cl[i] : c_hi) : cl[i];
+                has = 1;
+            }
         }
         int32_t *ol = order + l * n;
         stable_order(keys, n, ol, tmp);
@@ -133,7 +137,8 @@ static PyObject *py_walk_prepare(PyObject *self, PyObject *args) {
     free(tmp);
     release(&b);
     if (!tmp) return NULL;
-    Py_RETURN_NONE;
+    if (!has) Py_RETURN_NONE;
+    return Py_BuildValue("(dd)", (double)c_lo, (double)c_hi);
 }
 
 typedef struct {
@@ -351,7 +356,7 @@ static PyObject *py_maxima(PyObject *self, PyObject *args) {
     float *marg = sim ? buffer(&b, o[7], 4, 1) : NULL;
     int32_t *order = marg ? malloc((nb * p + 1) * sizeof(int32_t)) : NULL;
     float *zs = order ? malloc((nb * p + 1) * sizeof(float)) : NULL;
-    uint32_t *tmp = zs ? malloc((3 * p + 1) * sizeof(uint32_t)) : NULL;
+    uint64_t *tmp = zs ? malloc((2 * p + 1) * sizeof(uint64_t)) : NULL;
     int ok = tmp && families_init(&F) == 0;
     if (marg && !ok) PyErr_NoMemory();
     for (Py_ssize_t d = 0; ok && d < nb; d++) { /* each draw's order of Z */
@@ -427,12 +432,87 @@ static PyObject *py_terms(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* --- rank sets: the pairs' t statistics and the comparisons with critical values -------- */
+
+/* pair_t(est (p,), sq (p,), gram2 (p, p) = 2·F Fᵀ, t out (p, p), w out (p, p) float32): the
+ * elementwise part of rank_sets._pair_t, in its order: σ = √max(sq_j + sq_k − gram2_jk, 0),
+ * w = 1/σ in single precision (0 without spread), t = (est_j − est_k)/σ (±inf without spread,
+ * then numpy's nan_to_num: NaN → 0, ±inf → ±the largest double), the lower triangle the
+ * negated upper one and −inf on the diagonal. */
+static PyObject *py_pair_t(PyObject *self, PyObject *args) {
+    PyObject *o[5];
+    Py_ssize_t p;
+    if (!PyArg_ParseTuple(args, "OOOOOn", &o[0], &o[1], &o[2], &o[3], &o[4], &p)) return NULL;
+    Buffers b = {.used = 0};
+    const double *est = buffer(&b, o[0], 8, 0);
+    const double *sq = est ? buffer(&b, o[1], 8, 0) : NULL, *g = sq ? buffer(&b, o[2], 8, 0) : NULL;
+    double *t = g ? buffer(&b, o[3], 8, 1) : NULL;
+    float *w = t ? buffer(&b, o[4], 4, 1) : NULL;
+    for (Py_ssize_t j = 0; w && j < p; j++) {
+        for (Py_ssize_t k = 0; k < p; k++) {
+            double sd = (sq[j] + sq[k]) - g[j * p + k];
+            sd = sd >= 0.0 || isnan(sd) ? sd : 0.0; /* np.maximum(sd, 0): NaN stays */
+            sd = sqrt(sd);
+            double d = est[j] - est[k];
+            if (sd > 0) {
+                w[j * p + k] = (float)(1.0 / sd);
+                d = d / sd;
+            } else {
+                w[j * p + k] = 0.0f;
+                d = d > 0 ? INFINITY : d < 0 ? -INFINITY : NAN; /* sign(d)·inf */
+            }
+            if (k > j) t[j * p + k] = isnan(d) ? 0.0 : isinf(d) ? (d > 0 ? DBL_MAX : -DBL_MAX) : d;
+        }
+    }
+    for (Py_ssize_t j = 0; w && j < p; j++) {
+        for (Py_ssize_t k = 0; k < j; k++) t[j * p + k] = -t[k * p + j];
+        t[j * p + j] = -INFINITY;
+    }
+    release(&b);
+    if (!w) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* exceeds(t (p, p), lo (p,), hi (p,), back, out (p, p) bool, near_j, near_k (cap,) int64,
+ * with_near): out[j, k] = x > hi[j] with x = t[j, k] (back: t[k, j]); with with_near, the
+ * pairs with lo[j] ≤ x ≤ hi[j] are listed (up to cap of them; returns how many there are). */
+static PyObject *py_exceeds(PyObject *self, PyObject *args) {
+    PyObject *o[7];
+    Py_ssize_t p, cap;
+    int back, with_near;
+    if (!PyArg_ParseTuple(args, "OOOiOOOnni", &o[0], &o[1], &o[2], &back, &o[3], &o[4], &o[5], &p, &cap, &with_near))
+        return NULL;
+    Buffers b = {.used = 0};
+    const double *t = buffer(&b, o[0], 8, 0);
+    const double *lo = t ? buffer(&b, o[1], 8, 0) : NULL, *hi = lo ? buffer(&b, o[2], 8, 0) : NULL;
+    uint8_t *out = hi ? buffer(&b, o[3], 1, 1) : NULL;
+    int64_t *nj = out ? buffer(&b, o[4], 8, 1) : NULL, *nk = nj ? buffer(&b, o[5], 8, 1) : NULL;
+    Py_ssize_t near = 0;
+    for (Py_ssize_t j = 0; nk && j < p; j++) {
+        double l = lo[j], h = hi[j];
+        for (Py_ssize_t k = 0; k < p; k++) {
+            double x = back ? t[k * p + j] : t[j * p + k];
+            uint8_t above = x > h;
+            out[j * p + k] = above;
+            if (with_near && !above && x >= l) {
+                if (near < cap) nj[near] = j, nk[near] = k;
+                near++;
+            }
+        }
+    }
+    release(&b);
+    if (!nk) return NULL;
+    return PyLong_FromSsize_t(near);
+}
+
 static PyMethodDef methods[] = {
     {"stable_order", py_stable_order, METH_VARARGS, "Stable ascending order of float32 rows."},
     {"walk_prepare", py_walk_prepare, METH_VARARGS, "Sort and gather the walk's lanes."},
     {"walk_run", py_walk_run, METH_VARARGS, "Walk the lanes up to their next t tail."},
     {"maxima", py_maxima, METH_VARARGS, "Per-draw maxima over families of pairs."},
     {"terms", py_terms, METH_VARARGS, "Resampled dataset terms of one draw."},
+    {"pair_t", py_pair_t, METH_VARARGS, "The pairs' t statistics and weights."},
+    {"exceeds", py_exceeds, METH_VARARGS, "Pairs whose t is above a critical value."},
     {NULL, NULL, 0, NULL},
 };
 

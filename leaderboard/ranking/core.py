@@ -160,16 +160,22 @@ _T_HIGH = float(stats.t.isf(ALPHA, 1)) * (1 + 1e-9)  # above: p < alpha for ever
 
 def _t_band(counts: np.ndarray, means: np.ndarray) -> tuple[float, float]:
     """The band of t statistics whose decision depends on the Welch df, for the counts of a
-    walk's present entries. Welch's df lies between min(n1, n2) − 1 and n1 + n2 − 2 (a
-    statistic with n = 1 is NaN, with both variances zero ±inf or NaN: decided without
-    df), and the critical value falls with df: above t(df_min) every pair is significant,
-    below t(df_max) none is. Ten iterations everywhere: [1.734, 1.833] rather than
+    walk's present entries (:func:`_band_of`)."""
+    n = counts[~np.isnan(means) & (counts >= 2)]
+    return _band_of((float(n.min()), float(n.max())) if n.size else None)
+
+
+def _band_of(count_range: tuple[float, float] | None) -> tuple[float, float]:
+    """The band from the smallest and largest count of 2 or more of a present entry (None
+    without one). Welch's df lies between min(n1, n2) − 1 and n1 + n2 − 2 (a statistic with
+    n = 1 is NaN, with both variances zero ±inf or NaN: decided without df), and the
+    critical value falls with df: above t(df_min) every pair is significant, below
+    t(df_max) none is. Ten iterations everywhere: [1.734, 1.833] rather than
     [1.645, 6.314], so the t tail is evaluated for far fewer steps; the decisions are the
     same as with the tail everywhere."""
-    n = counts[~np.isnan(means) & (counts >= 2)]
-    if n.size == 0:
+    if count_range is None:
         return _T_LOW, _T_HIGH
-    lo, hi = float(n.min()), float(n.max())
+    lo, hi = count_range
     return (
         float(stats.t.isf(ALPHA, 2 * hi - 2)) * (1 - 1e-9),
         float(stats.t.isf(ALPHA, lo - 1)) * (1 + 1e-9),
@@ -210,20 +216,36 @@ def _walk_lanes(m: np.ndarray, v: np.ndarray, c: np.ndarray, alpha: float) -> np
     dt = m.dtype if m.dtype in (np.float32, np.float64) else np.dtype(float)
     if n_entries == 0 or lanes == 0:
         return np.full((lanes, n_entries), np.inf, dtype=dt)
-    present = ~np.isnan(m)
-    k = present.sum(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mu = np.where(present, m, 0.0).sum(axis=1) / k
-        dev = np.where(present, m - mu[:, None], 0.0)
-        sigma = np.sqrt(np.einsum("ij,ij->i", dev, dev) / k)
-    del dev, present
+    k, sigma = _lane_spread(m)
     sigma = np.where(np.isnan(sigma) | (sigma == 0), np.inf, sigma)  # σ = 0: nothing can differ
     inv_sigma = (1.0 / sigma).astype(dt)
-    band = _t_band(c, m)
     single = all(a.dtype == np.float32 for a in (m, v, c))
     if kernels.AVAILABLE and single and alpha == ALPHA:
-        return kernels.walk_lanes_f32(m, v, c, inv_sigma, *band, alpha)
+        return kernels.walk_lanes_f32(m, v, c, inv_sigma, _band_of, alpha)
+    band = _t_band(c, m)
     return _walk_numpy(m, v, c, inv_sigma, int(k.max()), band, alpha, dt)
+
+
+def _lane_spread(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per lane: the number of present entries and σ, the population standard deviation of
+    their means (NaN without one), a block of lanes at a time (so that the temporaries stay
+    in cache; each lane's sums are the same)."""
+    lanes, n = m.shape
+    k, sigma = np.empty(lanes, dtype=np.intp), np.empty(lanes)
+    step = max(1, _SPREAD_VALUES // max(n, 1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for r0 in range(0, lanes, step):
+            block = m[r0 : r0 + step]
+            present = ~np.isnan(block)
+            kb = present.sum(axis=1)
+            mu = np.where(present, block, 0.0).sum(axis=1) / kb
+            dev = np.where(present, block - mu[:, None], 0.0)
+            k[r0 : r0 + step] = kb
+            sigma[r0 : r0 + step] = np.sqrt(np.einsum("ij,ij->i", dev, dev) / kb)
+    return k, sigma
+
+
+_SPREAD_VALUES = 1 << 15  # means per block of lanes
 
 
 def _walk_numpy(m, v, c, inv_sigma, last: int, band: tuple[float, float], alpha: float, dt) -> np.ndarray:

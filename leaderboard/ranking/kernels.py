@@ -25,18 +25,20 @@ def _c(a: np.ndarray, dtype) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=dtype)
 
 
-def walk_lanes_f32(m, v, c, inv_sigma, t_low: float, t_high: float, alpha: float) -> np.ndarray:
+def walk_lanes_f32(m, v, c, inv_sigma, band_of, alpha: float) -> np.ndarray:
     """:func:`leaderboard.ranking.core._walk_lanes` on single-precision ``(L, N)`` lanes:
     each lane sorted and walked in C; a step whose t lies in ``[t_low, t_high]`` waits
     for its t tail, which ``scipy.special.stdtr`` gives for all waiting lanes at once
-    (the same call, on the same single-precision values, as the numpy walk)."""
+    (the same call, on the same single-precision values, as the numpy walk). ``band_of``
+    gives that band from the smallest and largest count of 2 or more of a present entry
+    (None: no such entry)."""
     lanes, n = m.shape
     f32, i32 = np.float32, np.int32
     m, v, c = _c(m, f32), _c(v, f32), _c(c, f32)
     order = np.empty((lanes, n), i32)
     ms, vn, q = (np.empty((lanes, n), f32) for _ in range(3))
     kept = np.empty(lanes, i32)
-    _kernels.walk_prepare(m, v, c, order, ms, vn, q, kept, lanes, n)
+    t_low, t_high = band_of(_kernels.walk_prepare(m, v, c, order, ms, vn, q, kept, lanes, n))
     out = np.full((lanes, n), np.inf, dtype=f32)
     state = (np.empty(lanes, i32), np.empty(lanes, i32), np.empty(lanes, f32), out)
     pend = (np.empty(lanes, i32), np.empty(lanes, f32), np.empty(lanes, f32))
@@ -75,3 +77,28 @@ def dataset_terms(flat_x, idx, drawn, best, sd, entries: int, iterations: int) -
     out = np.empty(entries)
     _kernels.terms(flat_x, _c(idx, np.int32), _c(drawn, np.int64), best, sd, out, entries, iterations, drawn.size)
     return out
+
+
+def pair_t(est: np.ndarray, sq: np.ndarray, gram2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(t, w)`` of :func:`leaderboard.ranking.rank_sets._pair_t` from ‖F_j‖² and 2·F Fᵀ."""
+    p = est.size
+    t, w = np.empty((p, p)), np.empty((p, p), dtype=np.float32)
+    _kernels.pair_t(_c(est, np.float64), _c(sq, np.float64), _c(gram2, np.float64), t, w, p)
+    return t, w
+
+
+def exceeds(t: np.ndarray, low, high, back: bool, near: bool):
+    """``(out, j, k)``: out[j, k] = x > high[j] with x = t[j, k] (``back``: t[k, j]), and with
+    ``near`` the pairs with low[j] ≤ x ≤ high[j] (else empty); ``low``, ``high`` scalars
+    or one per row."""
+    p = t.shape[0]
+    low = _c(np.broadcast_to(np.asarray(low, dtype=np.float64).reshape(-1), (p,)), np.float64)
+    high = _c(np.broadcast_to(np.asarray(high, dtype=np.float64).reshape(-1), (p,)), np.float64)
+    out = np.empty((p, p), dtype=bool)
+    cap = max(1024, p * p // 64)
+    while True:
+        j, k = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64)
+        count = _kernels.exceeds(t, low, high, int(back), out.view(np.uint8), j, k, p, cap, int(near))
+        if count <= cap:
+            return out, j[:count], k[:count]
+        cap = count

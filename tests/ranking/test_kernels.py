@@ -4,7 +4,7 @@ for, on random boards: every number the same to the bit (``np.array_equal``, not
 import numpy as np
 import pytest
 
-from leaderboard.ranking import core, family_maxima, kernels
+from leaderboard.ranking import core, family_maxima, kernels, rank_sets
 from leaderboard.ranking.methods import euroeval_2026
 from leaderboard.ranking.registry import all_methods
 
@@ -101,3 +101,22 @@ def test_every_method_ranks_as_with_numpy(numpy_only, seed, missing):
         if want.rank_sets is not None:
             for name in ("marginal_low", "marginal_high", "simultaneous_low", "simultaneous_high"):
                 assert np.array_equal(getattr(got.rank_sets, name), getattr(want.rank_sets, name)), (method.name, name)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pair_statistics_and_their_comparisons_are_numpys(numpy_only, seed):
+    rng = np.random.default_rng(seed)
+    p = 150
+    est = np.round(rng.normal(size=p), 1)  # ties: equal estimates
+    f = rng.normal(size=(p, 12)) * rng.uniform(0, 1, (p, 1))
+    f[:5] = 0.0  # no spread between these five
+    want_t, want_w = numpy_only(rank_sets._pair_t, est, f)
+    t, w = rank_sets._pair_t(est, f)
+    assert np.array_equal(t, want_t) and np.array_equal(w, want_w)
+    c = np.linspace(1.5, 3.5, p)[:, None]
+    for df in (None, 9):
+        above = rank_sets._Exceeds(t, df)
+        for back in (False, True):
+            for crit in (2.2, c):
+                want = numpy_only(above, crit, back=back)
+                assert np.array_equal(above(crit, back=back), want)
