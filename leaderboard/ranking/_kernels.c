@@ -46,7 +46,7 @@ static inline uint32_t ordered_bits(float x) {
 /* order[0..n) = the stable ascending order of keys: an LSD radix sort, 8 bits a pass, of
  * the keys' bits above their index (a pass where every key has the same byte is skipped).
  * tmp holds 2n uint64 of scratch. */
-static void stable_order(const float *keys, Py_ssize_t n, int32_t *order, uint64_t *tmp) {
+static void radix_order(const float *keys, Py_ssize_t n, int32_t *order, uint64_t *tmp) {
     uint64_t *a = tmp, *b = tmp + n;
     Py_ssize_t count[4][256];
     memset(count, 0, sizeof(count));
@@ -71,6 +71,45 @@ static void stable_order(const float *keys, Py_ssize_t n, int32_t *order, uint64
     for (Py_ssize_t i = 0; i < n; i++) order[i] = (int32_t)(a[i] & 0xFFFFFFFFu);
 }
 
+#define BUCKET_MAX 48 /* a bucket holding more keys than this: the radix sort instead */
+
+/* The same order as radix_order, for keys spread over a range: a stable counting pass into n
+ * buckets by (key − least)·scale (monotone in the key, so buckets are in key order), then an
+ * insertion sort by (key, index) within each bucket; +inf keys last. tmp holds 2n uint64. */
+static void stable_order(const float *keys, Py_ssize_t n, int32_t *order, uint64_t *tmp) {
+    float lo = INFINITY, hi = -INFINITY;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (keys[i] != INFINITY) lo = keys[i] < lo ? keys[i] : lo, hi = keys[i] > hi ? keys[i] : hi;
+    double scale = hi > lo ? (double)(n - 1) / ((double)hi - (double)lo) : 0.0;
+    if (n < 64 || !isfinite(scale)) return radix_order(keys, n, order, tmp);
+    int32_t *start = (int32_t *)tmp, *bucket = start + n + 1; /* n + 1 bucket starts, then n ids */
+    memset(start, 0, (n + 1) * sizeof(int32_t));
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int32_t k = keys[i] == INFINITY ? (int32_t)n : (int32_t)(((double)keys[i] - (double)lo) * scale);
+        k = k < 0 ? 0 : k > n ? (int32_t)n : k;
+        bucket[i] = k;
+        if (++start[k] > BUCKET_MAX && k < n) return radix_order(keys, n, order, tmp);
+    }
+    int32_t at = 0;
+    for (Py_ssize_t k = 0; k <= n; k++) {
+        int32_t c = start[k];
+        start[k] = at;
+        at += c;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) order[start[bucket[i]]++] = (int32_t)i;
+    for (Py_ssize_t k = 0, b0 = 0; k < n; k++) { /* start[k] is now the end of bucket k */
+        Py_ssize_t b1 = start[k];
+        for (Py_ssize_t i = b0 + 1; i < b1; i++) {
+            int32_t e = order[i];
+            float key = keys[e];
+            Py_ssize_t j = i;
+            while (j > b0 && keys[order[j - 1]] > key) order[j] = order[j - 1], j--;
+            order[j] = e;
+        }
+        b0 = b1;
+    }
+}
+
 static PyObject *py_stable_order(PyObject *self, PyObject *args) {
     PyObject *ko, *oo;
     Py_ssize_t rows, n;
@@ -91,54 +130,29 @@ static PyObject *py_stable_order(PyObject *self, PyObject *args) {
 
 /* --- the anchor walk, single precision ----------------------------------------------- */
 
-/* Per lane: the stable order of the keys (present: -mean, missing: +inf), the means and
- * Welch's pieces s²/n and (s²/n)²/(n − 1) gathered in that order; kept[lane] = the
- * number of present entries. Returns the smallest and largest count of 2 or more of a
- * present entry (None without one). */
-static PyObject *py_walk_prepare(PyObject *self, PyObject *args) {
-    PyObject *o[8];
-    Py_ssize_t lanes, n;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOnn", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &lanes, &n))
-        return NULL;
+/* walk_counts(m, c, lanes, n, per): the smallest and largest count of 2 or more of a present
+ * entry (None without one); the counts c have one row per ``per`` lanes. */
+static PyObject *py_walk_counts(PyObject *self, PyObject *args) {
+    PyObject *mo, *co;
+    Py_ssize_t lanes, n, per;
+    if (!PyArg_ParseTuple(args, "OOnnn", &mo, &co, &lanes, &n, &per)) return NULL;
     Buffers b = {.used = 0};
-    const float *m = buffer(&b, o[0], 4, 0), *v = buffer(&b, o[1], 4, 0), *c = buffer(&b, o[2], 4, 0);
-    int32_t *order = buffer(&b, o[3], 4, 1);
-    float *ms = buffer(&b, o[4], 4, 1), *vns = buffer(&b, o[5], 4, 1), *qs = buffer(&b, o[6], 4, 1);
-    int32_t *kept = buffer(&b, o[7], 4, 1);
-    float *keys = kept ? malloc(n * sizeof(float) + 1) : NULL, c_lo = 0.0f, c_hi = 0.0f;
+    const float *m = buffer(&b, mo, 4, 0), *c = m ? buffer(&b, co, 4, 0) : NULL;
+    float lo = 0.0f, hi = 0.0f;
     int has = 0;
-    uint64_t *tmp = keys ? malloc((2 * n + 1) * sizeof(uint64_t)) : NULL;
-    if (kept && !tmp) PyErr_NoMemory();
-    for (Py_ssize_t l = 0; tmp && l < lanes; l++) {
-        const float *ml = m + l * n, *vl = v + l * n, *cl = c + l * n;
-        int32_t k = 0;
+    for (Py_ssize_t l = 0; c && l < lanes; l++) {
+        const float *ml = m + l * n, *cl = c + (l / per) * n;
         for (Py_ssize_t i = 0; i < n; i++) {
-            int present = !isnan(ml[i]);
-            keys[i] = present ? -ml[i] : INFINITY;
-            k += present;
-            if (present && cl[i] >= 2.0f) {
-                c_lo = has ? (cl[i] < c_lo ? cl[i] : c_lo) : cl[i];
-                c_hi = has ? (cl[i] > c_hi ? cl[i] : c_hi) : cl[i];
-                has = 1;
-            }
+            if (isnan(ml[i]) || !(cl[i] >= 2.0f)) continue;
+            lo = has && lo < cl[i] ? lo : cl[i];
+            hi = has && hi > cl[i] ? hi : cl[i];
+            has = 1;
         }
-        int32_t *ol = order + l * n;
-        stable_order(keys, n, ol, tmp);
-        for (Py_ssize_t j = 0; j < n; j++) {
-            int32_t e = ol[j];
-            float vn = vl[e] / cl[e];
-            ms[l * n + j] = ml[e];
-            vns[l * n + j] = vn;
-            qs[l * n + j] = vn * vn / (cl[e] - 1.0f);
-        }
-        kept[l] = k;
     }
-    free(keys);
-    free(tmp);
     release(&b);
-    if (!tmp) return NULL;
+    if (!c) return NULL;
     if (!has) Py_RETURN_NONE;
-    return Py_BuildValue("(dd)", (double)c_lo, (double)c_hi);
+    return Py_BuildValue("(dd)", (double)lo, (double)hi);
 }
 
 typedef struct {
@@ -152,7 +166,7 @@ typedef struct {
 } Walk;
 
 /* Walk one lane from its position at[l] on until its end (returns 0) or a step whose
- * decision needs the t tail (returns 1: t and df recorded, the lane waits there). */
+ * decision needs the t tail (returns 1: t and df recorded in ``slot``, the lane waits). */
 static int walk_lane(Walk *w, Py_ssize_t l, Py_ssize_t slot) {
     Py_ssize_t n = w->n, j = w->at[l];
     const float *ms = w->ms + l * n, *vn = w->vn + l * n, *q = w->q + l * n;
@@ -185,58 +199,92 @@ static int walk_lane(Walk *w, Py_ssize_t l, Py_ssize_t slot) {
     return j < w->kept[l];
 }
 
-/* Settle the waiting lanes (sig[i]: lane pend_lane[i] is significant at its step), then
- * walk every lane that can move; returns how many wait for a t tail now. A first call
- * (resumed = -1) starts every lane. */
+/* The arrays of a walk, from a tuple of 13 buffers (ms, vn, q, inv_sigma, order, kept, at,
+ * anchor, score, out, pend_lane, pend_t, pend_df); returns 0 on success. */
+static int walk_arrays(Walk *w, Buffers *b, PyObject **o) {
+    void **slots[13] = {(void **)&w->ms, (void **)&w->vn, (void **)&w->q, (void **)&w->inv_sigma,
+                        (void **)&w->order, (void **)&w->kept, (void **)&w->at, (void **)&w->anchor,
+                        (void **)&w->score, (void **)&w->out, (void **)&w->pend_lane, (void **)&w->pend_t,
+                        (void **)&w->pend_df};
+    for (int i = 0; i < 13; i++) {
+        *slots[i] = buffer(b, o[i], 4, i != 3);
+        if (!*slots[i]) return -1;
+    }
+    return 0;
+}
+
+/* walk_start(m, v, c, <the 13 arrays of a walk>, lanes, n, per, t_low, t_high): per lane,
+ * the stable order of the keys (present: −mean, missing: +inf), the means and Welch's pieces
+ * s²/n and (s²/n)²/(n − 1) gathered in that order (counts: one row per ``per`` lanes), then
+ * the walk while the lane is in cache; returns how many lanes wait for a t tail. */
+static PyObject *py_walk_start(PyObject *self, PyObject *args) {
+    PyObject *o[16];
+    Py_ssize_t lanes, n, per;
+    Walk w;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOOnnnff", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7],
+                          &o[8], &o[9], &o[10], &o[11], &o[12], &o[13], &o[14], &o[15], &lanes, &n, &per, &w.t_low,
+                          &w.t_high))
+        return NULL;
+    w.n = n;
+    Buffers b = {.used = 0};
+    const float *m = buffer(&b, o[0], 4, 0), *v = m ? buffer(&b, o[1], 4, 0) : NULL;
+    const float *c = v ? buffer(&b, o[2], 4, 0) : NULL;
+    int ok = c && walk_arrays(&w, &b, o + 3) == 0;
+    float *keys = ok ? malloc(n * sizeof(float) + 1) : NULL;
+    uint64_t *tmp = keys ? malloc((2 * n + 1) * sizeof(uint64_t)) : NULL;
+    if (ok && !tmp) PyErr_NoMemory();
+    Py_ssize_t waiting = 0;
+    for (Py_ssize_t l = 0; tmp && l < lanes; l++) {
+        const float *ml = m + l * n, *vl = v + l * n, *cl = c + (l / per) * n;
+        int32_t k = 0, *ol = (int32_t *)w.order + l * n;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            keys[i] = isnan(ml[i]) ? INFINITY : -ml[i];
+            k += !isnan(ml[i]);
+        }
+        stable_order(keys, n, ol, tmp);
+        float *ms = (float *)w.ms + l * n, *vns = (float *)w.vn + l * n, *qs = (float *)w.q + l * n;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            int32_t e = ol[j];
+            float vn = vl[e] / cl[e];
+            ms[j] = ml[e], vns[j] = vn, qs[j] = vn * vn / (cl[e] - 1.0f);
+        }
+        ((int32_t *)w.kept)[l] = k;
+        w.at[l] = 1, w.anchor[l] = 0, w.score[l] = 1.0f;
+        if (k > 0) w.out[l * n + ol[0]] = 1.0f;
+        waiting += walk_lane(&w, l, waiting);
+    }
+    free(keys), free(tmp);
+    release(&b);
+    if (!tmp) return NULL;
+    return PyLong_FromSsize_t(waiting);
+}
+
+/* walk_run(<the 13 arrays of a walk>, sig, lanes, n, resumed): settle the ``resumed`` waiting
+ * lanes (sig[i]: lane pend_lane[i] is significant at its step) and walk them on; returns how
+ * many wait for a t tail now. */
 static PyObject *py_walk_run(PyObject *self, PyObject *args) {
     PyObject *o[14];
     Py_ssize_t lanes, n, resumed;
-    float t_low, t_high;
+    Walk w;
     if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOnnnff", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8],
-                          &o[9], &o[10], &o[11], &o[12], &o[13], &lanes, &n, &resumed, &t_low, &t_high))
+                          &o[9], &o[10], &o[11], &o[12], &o[13], &lanes, &n, &resumed, &w.t_low, &w.t_high))
         return NULL;
+    w.n = n;
     Buffers b = {.used = 0};
-    Walk w = {.n = n, .t_low = t_low, .t_high = t_high};
-    w.ms = buffer(&b, o[0], 4, 0);
-    w.vn = w.ms ? buffer(&b, o[1], 4, 0) : NULL;
-    w.q = w.vn ? buffer(&b, o[2], 4, 0) : NULL;
-    w.inv_sigma = w.q ? buffer(&b, o[3], 4, 0) : NULL;
-    w.order = w.inv_sigma ? buffer(&b, o[4], 4, 0) : NULL;
-    w.kept = w.order ? buffer(&b, o[5], 4, 0) : NULL;
-    w.at = w.kept ? buffer(&b, o[6], 4, 1) : NULL;
-    w.anchor = w.at ? buffer(&b, o[7], 4, 1) : NULL;
-    w.score = w.anchor ? buffer(&b, o[8], 4, 1) : NULL;
-    w.out = w.score ? buffer(&b, o[9], 4, 1) : NULL;
-    w.pend_lane = w.out ? buffer(&b, o[10], 4, 1) : NULL;
-    w.pend_t = w.pend_lane ? buffer(&b, o[11], 4, 1) : NULL;
-    w.pend_df = w.pend_t ? buffer(&b, o[12], 4, 1) : NULL;
-    const uint8_t *sig = w.pend_df ? buffer(&b, o[13], 1, 0) : NULL;
-    if (!sig) {
-        release(&b);
-        return NULL;
-    }
+    const uint8_t *sig = walk_arrays(&w, &b, o) == 0 ? buffer(&b, o[13], 1, 0) : NULL;
     Py_ssize_t waiting = 0;
-    if (resumed < 0) {
-        for (Py_ssize_t l = 0; l < lanes; l++) {
-            w.at[l] = 1, w.anchor[l] = 0, w.score[l] = 1.0f;
-            if (w.kept[l] > 0) w.out[l * n + w.order[l * n]] = 1.0f;
-            waiting += walk_lane(&w, l, waiting);
-        }
-    } else {
-        for (Py_ssize_t i = 0; i < resumed; i++) { /* slots are reused in order: i ≥ waiting */
-            Py_ssize_t l = w.pend_lane[i], j = w.at[l];
-            const float *ms = w.ms + l * n;
-            Py_ssize_t a = w.anchor[l];
-            float gap = ms[a] - ms[j];
-            float acc = w.score[l] + (sig[i] ? gap * w.inv_sigma[l] : 0.0f);
-            if (sig[i]) w.anchor[l] = (int32_t)j;
-            w.score[l] = acc;
-            w.out[l * n + w.order[l * n + j]] = acc;
-            w.at[l] = (int32_t)(j + 1);
-            waiting += walk_lane(&w, l, waiting);
-        }
+    for (Py_ssize_t i = 0; sig && i < resumed; i++) { /* slots are reused in order: i ≥ waiting */
+        Py_ssize_t l = w.pend_lane[i], j = w.at[l], a = w.anchor[l];
+        float gap = w.ms[l * n + a] - w.ms[l * n + j];
+        float acc = w.score[l] + (sig[i] ? gap * w.inv_sigma[l] : 0.0f);
+        if (sig[i]) w.anchor[l] = (int32_t)j;
+        w.score[l] = acc;
+        w.out[l * n + w.order[l * n + j]] = acc;
+        w.at[l] = (int32_t)(j + 1);
+        waiting += walk_lane(&w, l, waiting);
     }
     release(&b);
+    if (!sig) return NULL;
     return PyLong_FromSsize_t(waiting);
 }
 
@@ -336,15 +384,32 @@ static void families_free(Families *F) {
     }
 }
 
+/* Whether the pairs that left row j's families (gone[0..npos): pos, then neg) hold a value
+ * of at least ``found``, the row's maximum before they left: if not, that maximum sat on a
+ * pair still there (or was the floor of 0) and is the maximum of what is left. */
+static int left_max(const Families *F, Py_ssize_t j, const float *z, const int32_t *gone, Py_ssize_t npos,
+                    Py_ssize_t ngone, float found) {
+    const float *w = F->w + j * F->p;
+    for (Py_ssize_t i = 0; i < ngone; i++) {
+        int32_t k = gone[i];
+        float d = i < npos ? z[j] - z[k] : z[k] - z[j];
+        if (d * w[k] >= found) return 1;
+    }
+    return 0;
+}
+
 /* maxima(zd (B, p) draws of Z, w (p, p), sim, pos, neg (p, p) bool, rows (p,) bool,
- * sim_out (B,), marg_out (p, B), want_sim): in every draw d, sim_out[d] (with want_sim) and
- * marg_out[j, d] for the rows j set: the families' maxima, each at least 0. */
+ * sim_out (B,), marg_out (p, B), gone_pos, gone_neg (p, p) bool, want_sim, check): in every
+ * draw d, sim_out[d] (with want_sim) and marg_out[j, d] for the rows j set: the families'
+ * maxima, each at least 0. With ``check``, marg_out holds the maxima before the pairs
+ * gone_* left the families, and a row's maximum is recomputed only in the draws where a
+ * pair that left may have held it. */
 static PyObject *py_maxima(PyObject *self, PyObject *args) {
-    PyObject *o[8];
+    PyObject *o[10];
     Py_ssize_t p, nb;
-    int want_sim;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOnni", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &p, &nb,
-                          &want_sim))
+    int want_sim, check;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOnnii", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &o[9],
+                          &p, &nb, &want_sim, &check))
         return NULL;
     Buffers b = {.used = 0};
     Families F = {.p = p};
@@ -354,24 +419,36 @@ static PyObject *py_maxima(PyObject *self, PyObject *args) {
     const uint8_t *rows = F.fam[2] ? buffer(&b, o[5], 1, 0) : NULL;
     float *sim = rows ? buffer(&b, o[6], 4, 1) : NULL;
     float *marg = sim ? buffer(&b, o[7], 4, 1) : NULL;
-    int32_t *order = marg ? malloc((nb * p + 1) * sizeof(int32_t)) : NULL;
+    const uint8_t *gone_pn[2] = {marg ? buffer(&b, o[8], 1, 0) : NULL, NULL};
+    gone_pn[1] = gone_pn[0] ? buffer(&b, o[9], 1, 0) : NULL;
+    int32_t *order = gone_pn[1] ? malloc((nb * p + 1) * sizeof(int32_t)) : NULL;
     float *zs = order ? malloc((nb * p + 1) * sizeof(float)) : NULL;
     uint64_t *tmp = zs ? malloc((2 * p + 1) * sizeof(uint64_t)) : NULL;
     int ok = tmp && families_init(&F) == 0;
-    if (marg && !ok) PyErr_NoMemory();
+    if (gone_pn[1] && !ok) PyErr_NoMemory();
     for (Py_ssize_t d = 0; ok && d < nb; d++) { /* each draw's order of Z */
         stable_order(zd + d * p, p, order + d * p, tmp);
         for (Py_ssize_t i = 0; i < p; i++) zs[d * p + i] = zd[d * p + order[d * p + i]];
         if (want_sim) sim[d] = sim_max(&F, zd + d * p, zs + d * p, order + d * p);
     }
-    for (Py_ssize_t j = 0; ok && j < p; j++) { /* row by row: its weights stay in cache */
+    int32_t *gone = ok ? malloc((2 * p + 1) * sizeof(int32_t)) : NULL;
+    for (Py_ssize_t j = 0; gone && j < p; j++) { /* row by row: its weights stay in cache */
         if (!rows[j]) continue;
+        Py_ssize_t npos = 0, ngone = 0; /* the pairs that left the row's families: pos first */
+        for (int f = 0; check && f < 2; f++) {
+            for (Py_ssize_t k = 0; k < p; k++)
+                if (gone_pn[f][j * p + k]) gone[ngone++] = (int32_t)k;
+            npos = f ? npos : ngone;
+        }
         for (Py_ssize_t d = 0; d < nb; d++) {
             const float *z = zd + d * p, *zsd = zs + d * p;
+            if (check && ngone * 4 < p && !left_max(&F, j, z, gone, npos, ngone, marg[j * nb + d])) continue;
             float top = row_max(&F, 1, j, z, zsd, order + d * p, 0.0f);
             marg[j * nb + d] = row_max(&F, 2, j, z, zsd, order + d * p, top);
         }
     }
+    if (ok && !gone) PyErr_NoMemory(), ok = 0;
+    free(gone);
     families_free(&F);
     free(order), free(zs), free(tmp);
     release(&b);
@@ -464,14 +541,17 @@ static PyObject *py_pair_t(PyObject *self, PyObject *args) {
             if (k > j) t[j * p + k] = isnan(d) ? 0.0 : isinf(d) ? (d > 0 ? DBL_MAX : -DBL_MAX) : d;
         }
     }
-    for (Py_ssize_t j = 0; w && j < p; j++) {
-        for (Py_ssize_t k = 0; k < j; k++) t[j * p + k] = -t[k * p + j];
-        t[j * p + j] = -INFINITY;
-    }
+    for (Py_ssize_t j0 = 0; w && j0 < p; j0 += 64) /* the lower triangle, in tiles */
+        for (Py_ssize_t k0 = 0; k0 <= j0; k0 += 64)
+            for (Py_ssize_t j = j0; j < j0 + 64 && j < p; j++)
+                for (Py_ssize_t k = k0; k < k0 + 64 && k < j; k++) t[j * p + k] = -t[k * p + j];
+    for (Py_ssize_t j = 0; w && j < p; j++) t[j * p + j] = -INFINITY;
     release(&b);
     if (!w) return NULL;
     Py_RETURN_NONE;
 }
+
+#define TILE 64
 
 /* exceeds(t (p, p), lo (p,), hi (p,), back, out (p, p) bool, near_j, near_k (cap,) int64,
  * with_near): out[j, k] = x > hi[j] with x = t[j, k] (back: t[k, j]); with with_near, the
@@ -488,15 +568,19 @@ static PyObject *py_exceeds(PyObject *self, PyObject *args) {
     uint8_t *out = hi ? buffer(&b, o[3], 1, 1) : NULL;
     int64_t *nj = out ? buffer(&b, o[4], 8, 1) : NULL, *nk = nj ? buffer(&b, o[5], 8, 1) : NULL;
     Py_ssize_t near = 0;
-    for (Py_ssize_t j = 0; nk && j < p; j++) {
-        double l = lo[j], h = hi[j];
-        for (Py_ssize_t k = 0; k < p; k++) {
-            double x = back ? t[k * p + j] : t[j * p + k];
-            uint8_t above = x > h;
-            out[j * p + k] = above;
-            if (with_near && !above && x >= l) {
-                if (near < cap) nj[near] = j, nk[near] = k;
-                near++;
+    for (Py_ssize_t j0 = 0; nk && j0 < p; j0 += TILE) { /* in tiles: t's transpose read in cache */
+        for (Py_ssize_t k0 = 0; k0 < p; k0 += TILE) {
+            for (Py_ssize_t j = j0; j < j0 + TILE && j < p; j++) {
+                double l = lo[j], h = hi[j];
+                for (Py_ssize_t k = k0; k < k0 + TILE && k < p; k++) {
+                    double x = back ? t[k * p + j] : t[j * p + k];
+                    uint8_t above = x > h;
+                    out[j * p + k] = above;
+                    if (with_near & !above & (x >= l)) {
+                        if (near < cap) nj[near] = j, nk[near] = k;
+                        near++;
+                    }
+                }
             }
         }
     }
@@ -507,8 +591,9 @@ static PyObject *py_exceeds(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"stable_order", py_stable_order, METH_VARARGS, "Stable ascending order of float32 rows."},
-    {"walk_prepare", py_walk_prepare, METH_VARARGS, "Sort and gather the walk's lanes."},
-    {"walk_run", py_walk_run, METH_VARARGS, "Walk the lanes up to their next t tail."},
+    {"walk_counts", py_walk_counts, METH_VARARGS, "The range of the walk's counts."},
+    {"walk_start", py_walk_start, METH_VARARGS, "Sort, gather and walk the lanes up to their first t tail."},
+    {"walk_run", py_walk_run, METH_VARARGS, "Walk the waiting lanes up to their next t tail."},
     {"maxima", py_maxima, METH_VARARGS, "Per-draw maxima over families of pairs."},
     {"terms", py_terms, METH_VARARGS, "Resampled dataset terms of one draw."},
     {"pair_t", py_pair_t, METH_VARARGS, "The pairs' t statistics and weights."},

@@ -208,8 +208,9 @@ def anchor_walk(means, variances, counts, *, alpha: float = ALPHA) -> np.ndarray
 
 
 def _walk_lanes(m: np.ndarray, v: np.ndarray, c: np.ndarray, alpha: float) -> np.ndarray:
-    """The anchor walk on ``(L, N)`` arrays (lanes × entries) of means, variances, counts;
-    returns ``(L, N)`` rank scores. Single-precision lanes at the default alpha walk in C
+    """The anchor walk on ``(L, N)`` arrays (lanes × entries) of means, variances, counts
+    (``c`` may also be ``(G, N)``, one row for each block of L/G consecutive lanes); returns
+    ``(L, N)`` rank scores. Single-precision lanes at the default alpha walk in C
     (:func:`leaderboard.ranking.kernels.walk_lanes_f32`), the others in numpy
     (:func:`_walk_numpy`): the same operations in the same order, the same numbers."""
     lanes, n_entries = m.shape
@@ -222,6 +223,8 @@ def _walk_lanes(m: np.ndarray, v: np.ndarray, c: np.ndarray, alpha: float) -> np
     single = all(a.dtype == np.float32 for a in (m, v, c))
     if kernels.AVAILABLE and single and alpha == ALPHA:
         return kernels.walk_lanes_f32(m, v, c, inv_sigma, _band_of, alpha)
+    if c.shape[0] != lanes:
+        c = np.repeat(c, lanes // max(c.shape[0], 1), axis=0)
     band = _t_band(c, m)
     return _walk_numpy(m, v, c, inv_sigma, int(k.max()), band, alpha, dt)
 

@@ -46,10 +46,9 @@ class FamilyMaxima:
 
     def remove(self, gone_sim, gone_pos, gone_neg, fam_sim, fam_pos, fam_neg) -> None:
         """Pairs ``gone_*`` left the families, which are now ``fam_*``: update the maxima."""
-        if kernels.AVAILABLE:  # the maxima over what is left, for the rows and kinds that lost pairs
-            rows = gone_pos.any(axis=1) | gone_neg.any(axis=1)
-            fams = (fam_sim, fam_pos, fam_neg)
-            kernels.update_maxima(self.zt, self.w, fams, self.sim, self.marg, rows, bool(gone_sim.any()))
+        if kernels.AVAILABLE:  # the maxima over what is left, where a pair that left may have held one
+            fams, gone = (fam_sim, fam_pos, fam_neg), (gone_sim, gone_pos, gone_neg)
+            kernels.update_maxima(self.zt, self.w, fams, self.sim, self.marg, gone, bool(gone_sim.any()))
             return
         if gone_sim.any():
             hit = np.flatnonzero(self._pair_max(gone_sim) >= self.sim * (1 - 1e-6))

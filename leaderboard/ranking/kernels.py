@@ -9,6 +9,7 @@ to compare the two). Arrays are passed C-contiguous, in the dtypes the C code re
 from __future__ import annotations
 
 import os
+import threading
 
 import numpy as np
 from scipy import special
@@ -25,32 +26,60 @@ def _c(a: np.ndarray, dtype) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=dtype)
 
 
+_local = threading.local()
+
+
+def _workspace(size: int) -> tuple[np.ndarray, ...]:
+    """The walk's scratch arrays (order, sorted means, s²/n, (s²/n)²/(n − 1)) of at least
+    ``size`` values, kept per thread from one call to the next: a bootstrap walks blocks of
+    the same size, and fresh arrays cost a page fault per 4 kB."""
+    work = getattr(_local, "walk", None)
+    if work is None or work[0].size < size:
+        work = (np.empty(size, np.int32), *(np.empty(size, np.float32) for _ in range(3)))
+        _local.walk = work
+    return work
+
+
 def walk_lanes_f32(m, v, c, inv_sigma, band_of, alpha: float) -> np.ndarray:
     """:func:`leaderboard.ranking.core._walk_lanes` on single-precision ``(L, N)`` lanes:
     each lane sorted and walked in C; a step whose t lies in ``[t_low, t_high]`` waits
     for its t tail, which ``scipy.special.stdtr`` gives for all waiting lanes at once
     (the same call, on the same single-precision values, as the numpy walk). ``band_of``
     gives that band from the smallest and largest count of 2 or more of a present entry
-    (None: no such entry)."""
+    (None: no such entry). ``c`` may have one row per block of lanes (``L`` a multiple of
+    its rows)."""
+    lanes, n = m.shape
+    f32 = np.float32
+    m, v, c = _c(m, f32), _c(v, f32), _c(c, f32)
+    per = lanes // c.shape[0]  # lanes per row of counts
+    band = tuple(f32(x) for x in band_of(_kernels.walk_counts(m, c, lanes, n, per)))  # numpy compares in f32
+    out = np.full((lanes, n), np.inf, dtype=f32)
+    inv = _c(inv_sigma, f32)
+    block = per * max(1, _BLOCK_LANES // per)  # lanes walked together: their arrays stay in cache
+    for l0 in range(0, lanes, block):
+        lanes_ = slice(l0, l0 + block)
+        counts = c[l0 // per : (l0 + block) // per]
+        _walk_block(m[lanes_], v[lanes_], counts, inv[lanes_], out[lanes_], per, band, alpha)
+    return out
+
+
+_BLOCK_LANES = 256
+
+
+def _walk_block(m, v, c, inv, out, per: int, band, alpha: float) -> None:
+    """Walk a block of lanes into ``out``: each lane sorted, gathered and walked up to its first
+    t tail in one pass, then the waiting lanes settled and walked on, round by round."""
     lanes, n = m.shape
     f32, i32 = np.float32, np.int32
-    m, v, c = _c(m, f32), _c(v, f32), _c(c, f32)
-    order = np.empty((lanes, n), i32)
-    ms, vn, q = (np.empty((lanes, n), f32) for _ in range(3))
-    kept = np.empty(lanes, i32)
-    t_low, t_high = band_of(_kernels.walk_prepare(m, v, c, order, ms, vn, q, kept, lanes, n))
-    out = np.full((lanes, n), np.inf, dtype=f32)
-    state = (np.empty(lanes, i32), np.empty(lanes, i32), np.empty(lanes, f32), out)
-    pend = (np.empty(lanes, i32), np.empty(lanes, f32), np.empty(lanes, f32))
-    inv = _c(inv_sigma, f32)
-    low, high = f32(t_low), f32(t_high)  # numpy compares single-precision t with them so
+    order, ms, vn, q = (a[: lanes * n].reshape(lanes, n) for a in _workspace(lanes * n))
+    walk = (ms, vn, q, inv, order, np.empty(lanes, i32), np.empty(lanes, i32), np.empty(lanes, i32))
+    walk += (np.empty(lanes, f32), out, np.empty(lanes, i32), np.empty(lanes, f32), np.empty(lanes, f32))
+    waiting = _kernels.walk_start(m, v, c, *walk, lanes, n, per, *band)
     sig = np.zeros(lanes, dtype=np.uint8)
-    waiting = _kernels.walk_run(ms, vn, q, inv, order, kept, *state, *pend, sig, lanes, n, -1, low, high)
     while waiting:
-        t, df = pend[1][:waiting], pend[2][:waiting]
+        t, df = walk[11][:waiting], walk[12][:waiting]
         sig[:waiting] = special.stdtr(df, -t) < alpha
-        waiting = _kernels.walk_run(ms, vn, q, inv, order, kept, *state, *pend, sig, lanes, n, waiting, low, high)
-    return out
+        waiting = _kernels.walk_run(*walk, sig, lanes, n, waiting, *band)
 
 
 def family_maxima(zt, w, fam_sim, fam_pos, fam_neg):
@@ -58,17 +87,24 @@ def family_maxima(zt, w, fam_sim, fam_pos, fam_neg):
     family, at least 0 (:func:`leaderboard.ranking.family_maxima.dense_maxima`)."""
     p, b = zt.shape
     sim, marg = np.zeros(b, dtype=np.float32), np.zeros((p, b), dtype=np.float32)
-    update_maxima(zt, w, (fam_sim, fam_pos, fam_neg), sim, marg, np.ones(p, dtype=bool), True)
+    none = np.zeros((1, 1), dtype=bool)
+    _maxima(zt, w, (fam_sim, fam_pos, fam_neg), sim, marg, np.ones(p, dtype=bool), True, (none, none), False)
     return sim, marg
 
 
-def update_maxima(zt, w, fams, sim, marg, rows, redo_sim: bool) -> None:
-    """Recompute ``marg`` for the ``rows`` set (a ``(p,)`` mask) and, with ``redo_sim``,
-    ``sim``, in place, over the families ``fams`` (sim, pos, neg)."""
+def update_maxima(zt, w, fams, sim, marg, gone, redo_sim: bool) -> None:
+    """The pairs ``gone`` (sim, pos, neg masks) left the families, which are now ``fams``:
+    recompute ``marg`` for the rows that lost pairs (only in the draws where one of those
+    may have held the maximum) and, with ``redo_sim``, ``sim``, in place."""
+    rows = gone[1].any(axis=1) | gone[2].any(axis=1)
+    _maxima(zt, w, fams, sim, marg, rows, redo_sim, gone[1:], True)
+
+
+def _maxima(zt, w, fams, sim, marg, rows, redo_sim: bool, gone, check: bool) -> None:
     p, b = zt.shape
-    fams = [_c(f, np.bool_).view(np.uint8) for f in fams]
-    rows = _c(rows, np.bool_).view(np.uint8)
-    _kernels.maxima(_c(zt.T, np.float32), _c(w, np.float32), *fams, rows, sim, marg, p, b, int(redo_sim))
+    u8 = [_c(f, np.bool_).view(np.uint8) for f in (*fams, rows, *gone)]
+    zd, w = _c(zt.T, np.float32), _c(w, np.float32)
+    _kernels.maxima(zd, w, *u8[:4], sim, marg, *u8[4:], p, b, int(redo_sim), int(check))
 
 
 def dataset_terms(flat_x, idx, drawn, best, sd, entries: int, iterations: int) -> np.ndarray:

@@ -112,9 +112,11 @@ def _resampled_dataset_rank_scores(w, centred, mu0, mean0, var0, count0, valid, 
         k = slice(k0, min(d, k0 + step))
         parts = (w, centred, squares, mu0, mean0, var0, count0, valid)
         _moments(*(a[k] for a in parts), i, m[k], var[k], cnt[k] if ragged else None)
-    if not ragged:  # every replicate has every iteration of a present entry
-        cnt = np.broadcast_to(np.where(count0 > 0, f32(i), f32(0))[:, None, :], (d, b, n))
-    rs = _walk_lanes(m.reshape(d * b, n), var.reshape(d * b, n), cnt.reshape(d * b, n), alpha)
+    if ragged:
+        cnt = cnt.reshape(d * b, n)
+    else:  # every replicate has every iteration of a present entry: one row of counts per dataset
+        cnt = np.where(count0 > 0, f32(i), f32(0))
+    rs = _walk_lanes(m.reshape(d * b, n), var.reshape(d * b, n), cnt, alpha)
     return rs.reshape(d, b, n)
 
 
