@@ -156,20 +156,20 @@ static PyObject *py_walk_counts(PyObject *self, PyObject *args) {
 }
 
 typedef struct {
-    const float *ms, *vn, *q, *inv_sigma;
+    const float *ms, *vn, *c, *inv_sigma; /* c: the counts, one row per ``per`` lanes */
     const int32_t *order, *kept;
     int32_t *at, *anchor;
     float *score, *out, *pend_t, *pend_df;
     int32_t *pend_lane;
     float t_low, t_high;
-    Py_ssize_t n;
+    Py_ssize_t n, per;
 } Walk;
 
 /* Walk one lane from its position at[l] on until its end (returns 0) or a step whose
  * decision needs the t tail (returns 1: t and df recorded in ``slot``, the lane waits). */
 static int walk_lane(Walk *w, Py_ssize_t l, Py_ssize_t slot) {
     Py_ssize_t n = w->n, j = w->at[l];
-    const float *ms = w->ms + l * n, *vn = w->vn + l * n, *q = w->q + l * n;
+    const float *ms = w->ms + l * n, *vn = w->vn + l * n, *c = w->c + (l / w->per) * n;
     const int32_t *order = w->order + l * n;
     float *out = w->out + l * n;
     Py_ssize_t a = w->anchor[l];
@@ -182,8 +182,9 @@ static int walk_lane(Walk *w, Py_ssize_t l, Py_ssize_t slot) {
             acc = acc + gap * inv_sigma;
             a = j;
         } else if (t >= w->t_low) {
-            float se2 = s * s;
-            float df = se2 * se2 / (q[a] + q[j]);
+            float se2 = s * s; /* (s²/n)²/(n − 1) of both, as the numpy walk has them */
+            float qa = vn[a] * vn[a] / (c[order[a]] - 1.0f), qj = vn[j] * vn[j] / (c[order[j]] - 1.0f);
+            float df = se2 * se2 / (qa + qj);
             w->pend_lane[slot] = (int32_t)l;
             w->pend_t[slot] = t;
             w->pend_df[slot] = isnan(df) ? 1.0f : df;
@@ -199,37 +200,37 @@ static int walk_lane(Walk *w, Py_ssize_t l, Py_ssize_t slot) {
     return j < w->kept[l];
 }
 
-/* The arrays of a walk, from a tuple of 13 buffers (ms, vn, q, inv_sigma, order, kept, at,
+/* The arrays of a walk, from a tuple of 13 buffers (ms, vn, c, inv_sigma, order, kept, at,
  * anchor, score, out, pend_lane, pend_t, pend_df); returns 0 on success. */
 static int walk_arrays(Walk *w, Buffers *b, PyObject **o) {
-    void **slots[13] = {(void **)&w->ms, (void **)&w->vn, (void **)&w->q, (void **)&w->inv_sigma,
+    void **slots[13] = {(void **)&w->ms, (void **)&w->vn, (void **)&w->c, (void **)&w->inv_sigma,
                         (void **)&w->order, (void **)&w->kept, (void **)&w->at, (void **)&w->anchor,
                         (void **)&w->score, (void **)&w->out, (void **)&w->pend_lane, (void **)&w->pend_t,
                         (void **)&w->pend_df};
     for (int i = 0; i < 13; i++) {
-        *slots[i] = buffer(b, o[i], 4, i != 3);
+        *slots[i] = buffer(b, o[i], 4, i != 3 && i != 2);
         if (!*slots[i]) return -1;
     }
     return 0;
 }
 
-/* walk_start(m, v, c, <the 13 arrays of a walk>, lanes, n, per, t_low, t_high): per lane,
- * the stable order of the keys (present: −mean, missing: +inf), the means and Welch's pieces
- * s²/n and (s²/n)²/(n − 1) gathered in that order (counts: one row per ``per`` lanes), then
- * the walk while the lane is in cache; returns how many lanes wait for a t tail. */
+/* walk_start(m, v, <the 13 arrays of a walk>, lanes, n, per, t_low, t_high): per lane, the
+ * stable order of the keys (present: −mean, missing: +inf), the means and s²/n gathered in
+ * that order (counts c: one row per ``per`` lanes; (s²/n)²/(n − 1), the other piece of
+ * Welch's df, is computed where a step needs it), then the walk while the lane is in cache;
+ * returns how many lanes wait for a t tail. */
 static PyObject *py_walk_start(PyObject *self, PyObject *args) {
-    PyObject *o[16];
+    PyObject *o[15];
     Py_ssize_t lanes, n, per;
     Walk w;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOOnnnff", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7],
-                          &o[8], &o[9], &o[10], &o[11], &o[12], &o[13], &o[14], &o[15], &lanes, &n, &per, &w.t_low,
-                          &w.t_high))
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOnnnff", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8],
+                          &o[9], &o[10], &o[11], &o[12], &o[13], &o[14], &lanes, &n, &per, &w.t_low, &w.t_high))
         return NULL;
-    w.n = n;
+    w.n = n, w.per = per;
     Buffers b = {.used = 0};
     const float *m = buffer(&b, o[0], 4, 0), *v = m ? buffer(&b, o[1], 4, 0) : NULL;
-    const float *c = v ? buffer(&b, o[2], 4, 0) : NULL;
-    int ok = c && walk_arrays(&w, &b, o + 3) == 0;
+    int ok = v && walk_arrays(&w, &b, o + 2) == 0;
+    const float *c = w.c;
     float *keys = ok ? malloc(n * sizeof(float) + 1) : NULL;
     uint64_t *tmp = keys ? malloc((2 * n + 1) * sizeof(uint64_t)) : NULL;
     if (ok && !tmp) PyErr_NoMemory();
@@ -242,11 +243,10 @@ static PyObject *py_walk_start(PyObject *self, PyObject *args) {
             k += !isnan(ml[i]);
         }
         stable_order(keys, n, ol, tmp);
-        float *ms = (float *)w.ms + l * n, *vns = (float *)w.vn + l * n, *qs = (float *)w.q + l * n;
+        float *ms = (float *)w.ms + l * n, *vns = (float *)w.vn + l * n;
         for (Py_ssize_t j = 0; j < n; j++) {
             int32_t e = ol[j];
-            float vn = vl[e] / cl[e];
-            ms[j] = ml[e], vns[j] = vn, qs[j] = vn * vn / (cl[e] - 1.0f);
+            ms[j] = ml[e], vns[j] = vl[e] / cl[e];
         }
         ((int32_t *)w.kept)[l] = k;
         w.at[l] = 1, w.anchor[l] = 0, w.score[l] = 1.0f;
@@ -259,17 +259,17 @@ static PyObject *py_walk_start(PyObject *self, PyObject *args) {
     return PyLong_FromSsize_t(waiting);
 }
 
-/* walk_run(<the 13 arrays of a walk>, sig, lanes, n, resumed): settle the ``resumed`` waiting
+/* walk_run(<the 13 arrays of a walk>, sig, lanes, n, per, resumed): settle the ``resumed`` waiting
  * lanes (sig[i]: lane pend_lane[i] is significant at its step) and walk them on; returns how
  * many wait for a t tail now. */
 static PyObject *py_walk_run(PyObject *self, PyObject *args) {
     PyObject *o[14];
-    Py_ssize_t lanes, n, resumed;
+    Py_ssize_t lanes, n, per, resumed;
     Walk w;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOnnnff", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8],
-                          &o[9], &o[10], &o[11], &o[12], &o[13], &lanes, &n, &resumed, &w.t_low, &w.t_high))
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOnnnnff", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8],
+                          &o[9], &o[10], &o[11], &o[12], &o[13], &lanes, &n, &per, &resumed, &w.t_low, &w.t_high))
         return NULL;
-    w.n = n;
+    w.n = n, w.per = per;
     Buffers b = {.used = 0};
     const uint8_t *sig = walk_arrays(&w, &b, o) == 0 ? buffer(&b, o[13], 1, 0) : NULL;
     Py_ssize_t waiting = 0;
@@ -350,7 +350,9 @@ static float sim_max(const Families *F, const float *z, const float *zs, const i
 
 #define SPARSE 8 /* a family of fewer than p / SPARSE members is walked member by member */
 
-static int families_init(Families *F) {
+/* Each row's largest weight and, for a sparse family, its members: of the simultaneous
+ * family with want_sim, of the marginal ones for the rows set. */
+static int families_init(Families *F, int want_sim, const uint8_t *rows) {
     Py_ssize_t p = F->p;
     for (int f = 0; f < 3; f++) {
         F->wtop[f] = calloc(p + 1, sizeof(float));
@@ -358,6 +360,7 @@ static int families_init(Families *F) {
         F->members[f] = calloc(p + 1, sizeof(int32_t *));
         if (!F->wtop[f] || !F->count[f] || !F->members[f]) return -1;
         for (Py_ssize_t j = 0; j < p; j++) {
+            if (f ? !rows[j] : !want_sim) continue;
             const uint8_t *in = F->fam[f] + j * p;
             const float *w = F->w + j * p;
             float top = 0.0f;
@@ -424,7 +427,7 @@ static PyObject *py_maxima(PyObject *self, PyObject *args) {
     int32_t *order = gone_pn[1] ? malloc((nb * p + 1) * sizeof(int32_t)) : NULL;
     float *zs = order ? malloc((nb * p + 1) * sizeof(float)) : NULL;
     uint64_t *tmp = zs ? malloc((2 * p + 1) * sizeof(uint64_t)) : NULL;
-    int ok = tmp && families_init(&F) == 0;
+    int ok = tmp && families_init(&F, want_sim, rows) == 0;
     if (gone_pn[1] && !ok) PyErr_NoMemory();
     for (Py_ssize_t d = 0; ok && d < nb; d++) { /* each draw's order of Z */
         stable_order(zd + d * p, p, order + d * p, tmp);

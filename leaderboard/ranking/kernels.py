@@ -30,12 +30,12 @@ _local = threading.local()
 
 
 def _workspace(size: int) -> tuple[np.ndarray, ...]:
-    """The walk's scratch arrays (order, sorted means, s²/n, (s²/n)²/(n − 1)) of at least
+    """The walk's scratch arrays (order, sorted means, s²/n) of at least
     ``size`` values, kept per thread from one call to the next: a bootstrap walks blocks of
     the same size, and fresh arrays cost a page fault per 4 kB."""
     work = getattr(_local, "walk", None)
     if work is None or work[0].size < size:
-        work = (np.empty(size, np.int32), *(np.empty(size, np.float32) for _ in range(3)))
+        work = (np.empty(size, np.int32), np.empty(size, np.float32), np.empty(size, np.float32))
         _local.walk = work
     return work
 
@@ -71,15 +71,15 @@ def _walk_block(m, v, c, inv, out, per: int, band, alpha: float) -> None:
     t tail in one pass, then the waiting lanes settled and walked on, round by round."""
     lanes, n = m.shape
     f32, i32 = np.float32, np.int32
-    order, ms, vn, q = (a[: lanes * n].reshape(lanes, n) for a in _workspace(lanes * n))
-    walk = (ms, vn, q, inv, order, np.empty(lanes, i32), np.empty(lanes, i32), np.empty(lanes, i32))
+    order, ms, vn = (a[: lanes * n].reshape(lanes, n) for a in _workspace(lanes * n))
+    walk = (ms, vn, c, inv, order, np.empty(lanes, i32), np.empty(lanes, i32), np.empty(lanes, i32))
     walk += (np.empty(lanes, f32), out, np.empty(lanes, i32), np.empty(lanes, f32), np.empty(lanes, f32))
-    waiting = _kernels.walk_start(m, v, c, *walk, lanes, n, per, *band)
+    waiting = _kernels.walk_start(m, v, *walk, lanes, n, per, *band)
     sig = np.zeros(lanes, dtype=np.uint8)
     while waiting:
         t, df = walk[11][:waiting], walk[12][:waiting]
         sig[:waiting] = special.stdtr(df, -t) < alpha
-        waiting = _kernels.walk_run(*walk, sig, lanes, n, waiting, *band)
+        waiting = _kernels.walk_run(*walk, sig, lanes, n, per, waiting, *band)
 
 
 def family_maxima(zt, w, fam_sim, fam_pos, fam_neg):
