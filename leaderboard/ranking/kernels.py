@@ -41,7 +41,7 @@ def _workspace(size: int) -> tuple[np.ndarray, ...]:
 
 
 def walk_lanes_f32(m, v, c, inv_sigma, band_of, alpha: float) -> np.ndarray:
-    """:func:`leaderboard.ranking.core._walk_lanes` on single-precision ``(L, N)`` lanes:
+    """:func:`leaderboard.ranking.walk._walk_lanes` on single-precision ``(L, N)`` lanes:
     each lane sorted and walked in C; a step whose t lies in ``[t_low, t_high]`` waits
     for its t tail, which ``scipy.special.stdtr`` gives for all waiting lanes at once
     (the same call, on the same single-precision values, as the numpy walk). ``band_of``

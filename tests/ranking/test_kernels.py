@@ -4,7 +4,7 @@ for, on random boards: every number the same to the bit (``np.array_equal``, not
 import numpy as np
 import pytest
 
-from leaderboard.ranking import core, family_maxima, kernels, rank_sets
+from leaderboard.ranking import family_maxima, kernels, rank_sets, walk
 from leaderboard.ranking.methods import euroeval_2026
 from leaderboard.ranking.registry import all_methods
 
@@ -43,8 +43,8 @@ def test_walk_is_the_numpy_walk(numpy_only, seed):
         m, v, c = _lanes(rng, lanes, n, missing, ties)
         # small steps: many t statistics fall in the band where the t tail decides
         m = np.sort(m, axis=1) * np.float32(0.05)
-        want = numpy_only(core._walk_lanes, m, v, c, core.ALPHA)
-        got = core._walk_lanes(m, v, c, core.ALPHA)
+        want = numpy_only(walk._walk_lanes, m, v, c, walk.ALPHA)
+        got = walk._walk_lanes(m, v, c, walk.ALPHA)
         assert got.dtype == want.dtype == np.float32
         assert np.array_equal(got, want)
 

@@ -1,6 +1,6 @@
 """``euroeval-2024``: the Welch-test mean rank score of docs/methodology.md §4 (the default).
 
-Point estimate: per dataset the anchor walk (:func:`leaderboard.ranking.core.anchor_walk`),
+Point estimate: per dataset the anchor walk (:func:`leaderboard.ranking.walk.anchor_walk`),
 then dataset → task → language (→ group) means. Interval: a bootstrap over iterations and
 datasets (:func:`rank_language_board`); rank sets: 95% marginal and simultaneous confidence
 sets for ranks (:mod:`leaderboard.ranking.rank_sets`) from the paired contrast scores
@@ -32,7 +32,6 @@ from leaderboard.ranking.core import (
     DEFAULT_REPLICATES,
     DEFAULT_SEED,
     BoardRanking,
-    _walk_lanes,
     aggregate_tasks,
     anchor_walk,
     mean_of_rank_scores,
@@ -41,6 +40,7 @@ from leaderboard.ranking.core import (
 )
 from leaderboard.ranking.rank_sets import rank_sets_from_factors
 from leaderboard.ranking.registry import RankingMethod, register
+from leaderboard.ranking.walk import _walk_lanes
 
 # --- uncertainty of the rank score ------------------------------------------------------
 
