@@ -606,4 +606,15 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernels", "Compiled loops of the ranking.", -1, methods};
 
-PyMODINIT_FUNC PyInit__kernels(void) { return PyModule_Create(&module); }
+/* The interface's version: leaderboard/ranking/kernels.py uses a build of another version
+ * (a stale one, not rebuilt after a change of this file) as if there were none. */
+#define KERNELS_VERSION 1
+
+PyMODINIT_FUNC PyInit__kernels(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m && PyModule_AddIntConstant(m, "VERSION", KERNELS_VERSION) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

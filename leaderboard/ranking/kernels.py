@@ -2,8 +2,8 @@
 same arithmetic as the numpy code they stand in for: the same results to the bit.
 
 Each caller keeps its numpy version and uses it where ``AVAILABLE`` is false (no compiler
-at install time, or ``GLOSSA_RANKING_KERNELS=0`` in the environment, which the tests use
-to compare the two). Arrays are passed C-contiguous, in the dtypes the C code reads.
+at install time, a build of another version, or ``GLOSSA_RANKING_KERNELS=0`` in the
+environment); the tests compare the two. Arrays are passed C-contiguous, in the dtypes the C code reads.
 """
 
 from __future__ import annotations
@@ -14,9 +14,13 @@ import threading
 import numpy as np
 from scipy import special
 
+VERSION = 1  # _kernels.c's KERNELS_VERSION: a build of another version is not used
+
 try:
     from leaderboard.ranking import _kernels  # type: ignore[attr-defined]
 except ImportError:  # not built: the numpy versions run
+    _kernels = None
+if getattr(_kernels, "VERSION", None) != VERSION:  # stale: rebuilt by pip install -e . (make install)
     _kernels = None
 
 AVAILABLE = _kernels is not None and os.environ.get("GLOSSA_RANKING_KERNELS", "1") != "0"
