@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from leaderboard.ranking import kernels
+
 CHUNK_VALUES = 1 << 22  # floats per block buffer (16 MB in float32)
 SORTED_FROM = 256  # boards of fewer entries take the dense pass
 FIRST = 4  # candidates per row and draw evaluated before the bounds
@@ -33,6 +35,9 @@ class FamilyMaxima:
     def __init__(self, zt: np.ndarray, w: np.ndarray, fam_sim, fam_pos, fam_neg):
         self.zt = zt  # (p, B) float32
         self.w = w  # (p, p) float32
+        if kernels.AVAILABLE:
+            self.sim, self.marg = kernels.family_maxima(zt, w, fam_sim, fam_pos, fam_neg)
+            return
         maxima = sorted_maxima if zt.shape[0] >= SORTED_FROM else dense_maxima
         self.sim, self.marg = maxima(zt, w, fam_sim, fam_pos, fam_neg)
 
@@ -41,6 +46,10 @@ class FamilyMaxima:
 
     def remove(self, gone_sim, gone_pos, gone_neg, fam_sim, fam_pos, fam_neg) -> None:
         """Pairs ``gone_*`` left the families, which are now ``fam_*``: update the maxima."""
+        if kernels.AVAILABLE:  # the maxima over what is left, where a pair that left may have held one
+            fams, gone = (fam_sim, fam_pos, fam_neg), (gone_sim, gone_pos, gone_neg)
+            kernels.update_maxima(self.zt, self.w, fams, self.sim, self.marg, gone, bool(gone_sim.any()))
+            return
         if gone_sim.any():
             hit = np.flatnonzero(self._pair_max(gone_sim) >= self.sim * (1 - 1e-6))
             if hit.size:

@@ -52,6 +52,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from leaderboard.ranking import kernels
 from leaderboard.ranking.family_maxima import FamilyMaxima
 
 LEVEL = 0.95
@@ -169,6 +170,8 @@ def _pair_t(est: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     sq = np.einsum("ij,ij->i", f, f)
     gram = f @ f.T
     gram *= 2.0
+    if kernels.AVAILABLE:  # the same operations, one pass
+        return kernels.pair_t(est, sq, gram)
     sd = np.add(sq[:, None], sq[None, :])
     sd -= gram  # ‖F_j − F_k‖² (the same operations as one expression, in place)
     del gram
@@ -207,7 +210,7 @@ class _Exceeds:
         """``z > c`` (``back``: z_kj > c for pair (j, k)); ``c`` a scalar or one per row."""
         t = self.t.T if back else self.t
         if self.df is None:
-            return t > c
+            return kernels.exceeds(self.t, c, c, back, near=False)[0] if kernels.AVAILABLE else t > c
         c = np.asarray(c, dtype=float)
         tc = -special.stdtrit(self.df, special.ndtr(-c))  # z(tc) = c
         slack = np.abs(tc) * 1e-6 + 1e-9
@@ -216,10 +219,13 @@ class _Exceeds:
             if np.all(ok):
                 break
             slack = np.where(ok, slack, slack * 1000)
-        out = t > tc + slack
-        near = t >= tc - slack
-        near ^= out
-        j, k = np.nonzero(near)
+        if kernels.AVAILABLE:
+            out, j, k = kernels.exceeds(self.t, tc - slack, tc + slack, back, near=True)
+        else:
+            out = t > tc + slack
+            near = t >= tc - slack
+            near ^= out
+            j, k = np.nonzero(near)
         if j.size:
             out[j, k] = _z_of_t(self.df, t[j, k]) > np.broadcast_to(c, t.shape)[j, k]
         return out

@@ -1,6 +1,6 @@
 """``euroeval-2024``: the Welch-test mean rank score of docs/methodology.md §4 (the default).
 
-Point estimate: per dataset the anchor walk (:func:`leaderboard.ranking.core.anchor_walk`),
+Point estimate: per dataset the anchor walk (:func:`leaderboard.ranking.walk.anchor_walk`),
 then dataset → task → language (→ group) means. Interval: a bootstrap over iterations and
 datasets (:func:`rank_language_board`); rank sets: 95% marginal and simultaneous confidence
 sets for ranks (:mod:`leaderboard.ranking.rank_sets`) from the paired contrast scores
@@ -32,7 +32,6 @@ from leaderboard.ranking.core import (
     DEFAULT_REPLICATES,
     DEFAULT_SEED,
     BoardRanking,
-    _walk_lanes,
     aggregate_tasks,
     anchor_walk,
     mean_of_rank_scores,
@@ -41,6 +40,7 @@ from leaderboard.ranking.core import (
 )
 from leaderboard.ranking.rank_sets import rank_sets_from_factors
 from leaderboard.ranking.registry import RankingMethod, register
+from leaderboard.ranking.walk import _walk_lanes
 
 # --- uncertainty of the rank score ------------------------------------------------------
 
@@ -112,9 +112,11 @@ def _resampled_dataset_rank_scores(w, centred, mu0, mean0, var0, count0, valid, 
         k = slice(k0, min(d, k0 + step))
         parts = (w, centred, squares, mu0, mean0, var0, count0, valid)
         _moments(*(a[k] for a in parts), i, m[k], var[k], cnt[k] if ragged else None)
-    if not ragged:  # every replicate has every iteration of a present entry
-        cnt = np.broadcast_to(np.where(count0 > 0, f32(i), f32(0))[:, None, :], (d, b, n))
-    rs = _walk_lanes(m.reshape(d * b, n), var.reshape(d * b, n), cnt.reshape(d * b, n), alpha)
+    if ragged:
+        cnt = cnt.reshape(d * b, n)
+    else:  # every replicate has every iteration of a present entry: one row of counts per dataset
+        cnt = np.where(count0 > 0, f32(i), f32(0))
+    rs = _walk_lanes(m.reshape(d * b, n), var.reshape(d * b, n), cnt, alpha)
     return rs.reshape(d, b, n)
 
 

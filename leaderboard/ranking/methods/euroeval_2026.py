@@ -34,6 +34,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from evaluation.tasks import UnknownTask, get_task
+from leaderboard.ranking import kernels
 from leaderboard.ranking.core import BoardRanking, task_index
 from leaderboard.ranking.rank_sets import rank_sets_from_replicates
 from leaderboard.ranking.registry import RankingMethod, register
@@ -73,7 +74,7 @@ def bootstrap_scores(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Point dataset rank scores ``(D, P)``, task scores ``(T, P)`` and ``(B, P)`` replicates."""
     x = scores[:, population, :]  # (D, P, I); iteration scores first, NaN padding last
-    x = np.sort(x, axis=2)
+    x = np.ascontiguousarray(np.sort(x, axis=2))
     counts = (~np.isnan(x)).sum(axis=2)  # (D, P), all ≥ 1 in the population
     best, sd = pooled_scales(scores, population)
     point = 1 + (best[:, None] - np.nanmean(x, axis=2)) / sd[:, None]
@@ -85,8 +86,7 @@ def bootstrap_scores(
     # Every entry has every iteration on a board without gaps: one scalar bound draws the
     # same stream as the per-entry bounds, four times faster (tests/ranking pins the numbers).
     same = counts.size and bool((counts == counts.flat[0]).all())
-    flat_x = x.reshape(-1)
-    rows = (np.arange(x.shape[1]) * x.shape[2])[None, :, None]  # offset of each entry's iterations
+    compiled = kernels.AVAILABLE
     for b in range(replicates):
         total = np.zeros(x.shape[1])
         for m in members:
@@ -94,12 +94,23 @@ def bootstrap_scores(
             # One call draws every drawn dataset's iteration indices: the same stream as one
             # call per dataset, in one vector operation.
             high = int(counts.flat[0]) if same else counts[drawn][:, :, None]
-            idx = rng.integers(0, high, size=(drawn.size, *x.shape[1:]))
-            idx += rows + (drawn * (x.shape[1] * x.shape[2]))[:, None, None]
-            means = flat_x.take(idx).mean(axis=2)  # (k, P): each drawn dataset's resampled means
-            total += (1 + (best[drawn][:, None] - means) / sd[drawn][:, None]).sum(axis=0) / m.size
+            # int32 draws are the int64 draws (both take 32 bits of the stream per index)
+            idx = rng.integers(0, high, size=(drawn.size, *x.shape[1:]), dtype=np.int32 if compiled else np.int64)
+            total += _drawn_terms(x, idx, drawn, best, sd) / m.size
         reps[b] = total / len(members)
     return point, task_point, reps
+
+
+def _drawn_terms(x: np.ndarray, idx: np.ndarray, drawn: np.ndarray, best: np.ndarray, sd: np.ndarray) -> np.ndarray:
+    """``(P,)``: the sum over the drawn datasets of ``1 + (best − m) / sd``, m an entry's mean
+    of its iteration scores ``x[d, e, idx[., e, :]]`` (``x`` C-contiguous; in C where it is
+    built: the same sums)."""
+    flat_x = x.reshape(-1)  # a view
+    if kernels.AVAILABLE:
+        return kernels.dataset_terms(flat_x, idx, drawn, best, sd, x.shape[1], x.shape[2])
+    idx += (np.arange(x.shape[1]) * x.shape[2])[None, :, None] + (drawn * (x.shape[1] * x.shape[2]))[:, None, None]
+    means = flat_x.take(idx).mean(axis=2)  # (k, P): each drawn dataset's resampled means
+    return (1 + (best[drawn][:, None] - means) / sd[drawn][:, None]).sum(axis=0)
 
 
 def tie_ranks(medians: np.ndarray, reps: np.ndarray) -> np.ndarray:

@@ -1,0 +1,144 @@
+"""The ranking's compiled loops (``_kernels.c``, built by ``pip install -e .``), with the
+same arithmetic as the numpy code they stand in for: the same results to the bit.
+
+Each caller keeps its numpy version and uses it where ``AVAILABLE`` is false (no compiler
+at install time, a build of another version, or ``GLOSSA_RANKING_KERNELS=0`` in the
+environment); the tests compare the two. Arrays are passed C-contiguous, in the dtypes the C code reads.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import numpy as np
+from scipy import special
+
+VERSION = 1  # _kernels.c's KERNELS_VERSION: a build of another version is not used
+
+try:
+    from leaderboard.ranking import _kernels  # type: ignore[attr-defined]
+except ImportError:  # not built: the numpy versions run
+    _kernels = None
+if getattr(_kernels, "VERSION", None) != VERSION:  # stale: rebuilt by pip install -e . (make install)
+    _kernels = None
+
+AVAILABLE = _kernels is not None and os.environ.get("GLOSSA_RANKING_KERNELS", "1") != "0"
+
+
+def _c(a: np.ndarray, dtype) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=dtype)
+
+
+_local = threading.local()
+
+
+def _workspace(size: int) -> tuple[np.ndarray, ...]:
+    """The walk's scratch arrays (order, sorted means, s²/n) of at least
+    ``size`` values, kept per thread from one call to the next: a bootstrap walks blocks of
+    the same size, and fresh arrays cost a page fault per 4 kB."""
+    work = getattr(_local, "walk", None)
+    if work is None or work[0].size < size:
+        work = (np.empty(size, np.int32), np.empty(size, np.float32), np.empty(size, np.float32))
+        _local.walk = work
+    return work
+
+
+def walk_lanes_f32(m, v, c, inv_sigma, band_of, alpha: float) -> np.ndarray:
+    """:func:`leaderboard.ranking.walk._walk_lanes` on single-precision ``(L, N)`` lanes:
+    each lane sorted and walked in C; a step whose t lies in ``[t_low, t_high]`` waits
+    for its t tail, which ``scipy.special.stdtr`` gives for all waiting lanes at once
+    (the same call, on the same single-precision values, as the numpy walk). ``band_of``
+    gives that band from the smallest and largest count of 2 or more of a present entry
+    (None: no such entry). ``c`` may have one row per block of lanes (``L`` a multiple of
+    its rows)."""
+    lanes, n = m.shape
+    f32 = np.float32
+    m, v, c = _c(m, f32), _c(v, f32), _c(c, f32)
+    per = lanes // c.shape[0]  # lanes per row of counts
+    band = tuple(f32(x) for x in band_of(_kernels.walk_counts(m, c, lanes, n, per)))  # numpy compares in f32
+    out = np.full((lanes, n), np.inf, dtype=f32)
+    inv = _c(inv_sigma, f32)
+    block = per * max(1, _BLOCK_LANES // per)  # lanes walked together: their arrays stay in cache
+    for l0 in range(0, lanes, block):
+        lanes_ = slice(l0, l0 + block)
+        counts = c[l0 // per : (l0 + block) // per]
+        _walk_block(m[lanes_], v[lanes_], counts, inv[lanes_], out[lanes_], per, band, alpha)
+    return out
+
+
+_BLOCK_LANES = 256
+
+
+def _walk_block(m, v, c, inv, out, per: int, band, alpha: float) -> None:
+    """Walk a block of lanes into ``out``: each lane sorted, gathered and walked up to its first
+    t tail in one pass, then the waiting lanes settled and walked on, round by round."""
+    lanes, n = m.shape
+    f32, i32 = np.float32, np.int32
+    order, ms, vn = (a[: lanes * n].reshape(lanes, n) for a in _workspace(lanes * n))
+    walk = (ms, vn, c, inv, order, np.empty(lanes, i32), np.empty(lanes, i32), np.empty(lanes, i32))
+    walk += (np.empty(lanes, f32), out, np.empty(lanes, i32), np.empty(lanes, f32), np.empty(lanes, f32))
+    waiting = _kernels.walk_start(m, v, *walk, lanes, n, per, *band)
+    sig = np.zeros(lanes, dtype=np.uint8)
+    while waiting:
+        t, df = walk[11][:waiting], walk[12][:waiting]
+        sig[:waiting] = special.stdtr(df, -t) < alpha
+        waiting = _kernels.walk_run(*walk, sig, lanes, n, per, waiting, *band)
+
+
+def family_maxima(zt, w, fam_sim, fam_pos, fam_neg):
+    """``(sim (B,), marg (p, B))``: per draw, the largest S_jk = (Z_j − Z_k)·w_jk over each
+    family, at least 0 (:func:`leaderboard.ranking.family_maxima.dense_maxima`)."""
+    p, b = zt.shape
+    sim, marg = np.zeros(b, dtype=np.float32), np.zeros((p, b), dtype=np.float32)
+    none = np.zeros((1, 1), dtype=bool)
+    _maxima(zt, w, (fam_sim, fam_pos, fam_neg), sim, marg, np.ones(p, dtype=bool), True, (none, none), False)
+    return sim, marg
+
+
+def update_maxima(zt, w, fams, sim, marg, gone, redo_sim: bool) -> None:
+    """The pairs ``gone`` (sim, pos, neg masks) left the families, which are now ``fams``:
+    recompute ``marg`` for the rows that lost pairs (only in the draws where one of those
+    may have held the maximum) and, with ``redo_sim``, ``sim``, in place."""
+    rows = gone[1].any(axis=1) | gone[2].any(axis=1)
+    _maxima(zt, w, fams, sim, marg, rows, redo_sim, gone[1:], True)
+
+
+def _maxima(zt, w, fams, sim, marg, rows, redo_sim: bool, gone, check: bool) -> None:
+    p, b = zt.shape
+    u8 = [_c(f, np.bool_).view(np.uint8) for f in (*fams, rows, *gone)]
+    zd, w = _c(zt.T, np.float32), _c(w, np.float32)
+    _kernels.maxima(zd, w, *u8[:4], sim, marg, *u8[4:], p, b, int(redo_sim), int(check))
+
+
+def dataset_terms(flat_x, idx, drawn, best, sd, entries: int, iterations: int) -> np.ndarray:
+    """``(P,)``: the sum over the drawn datasets of ``1 + (best − resampled mean) / sd``
+    (``euroeval_2026.bootstrap_scores``' take, mean and sum)."""
+    out = np.empty(entries)
+    _kernels.terms(flat_x, _c(idx, np.int32), _c(drawn, np.int64), best, sd, out, entries, iterations, drawn.size)
+    return out
+
+
+def pair_t(est: np.ndarray, sq: np.ndarray, gram2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(t, w)`` of :func:`leaderboard.ranking.rank_sets._pair_t` from ‖F_j‖² and 2·F Fᵀ."""
+    p = est.size
+    t, w = np.empty((p, p)), np.empty((p, p), dtype=np.float32)
+    _kernels.pair_t(_c(est, np.float64), _c(sq, np.float64), _c(gram2, np.float64), t, w, p)
+    return t, w
+
+
+def exceeds(t: np.ndarray, low, high, back: bool, near: bool):
+    """``(out, j, k)``: out[j, k] = x > high[j] with x = t[j, k] (``back``: t[k, j]), and with
+    ``near`` the pairs with low[j] ≤ x ≤ high[j] (else empty); ``low``, ``high`` scalars
+    or one per row."""
+    p = t.shape[0]
+    low = _c(np.broadcast_to(np.asarray(low, dtype=np.float64).reshape(-1), (p,)), np.float64)
+    high = _c(np.broadcast_to(np.asarray(high, dtype=np.float64).reshape(-1), (p,)), np.float64)
+    out = np.empty((p, p), dtype=bool)
+    cap = max(1024, p * p // 64)
+    while True:
+        j, k = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64)
+        count = _kernels.exceeds(t, low, high, int(back), out.view(np.uint8), j, k, p, cap, int(near))
+        if count <= cap:
+            return out, j[:count], k[:count]
+        cap = count

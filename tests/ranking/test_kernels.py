@@ -1,0 +1,123 @@
+"""The compiled loops (leaderboard/ranking/_kernels.c) against the numpy code they stand in
+for, on random boards: every number the same to the bit (``np.array_equal``, not allclose)."""
+
+import numpy as np
+import pytest
+
+from leaderboard.ranking import family_maxima, kernels, rank_sets, walk
+from leaderboard.ranking.methods import euroeval_2026
+from leaderboard.ranking.registry import all_methods
+
+pytestmark = pytest.mark.skipif(kernels._kernels is None, reason="the C kernels are not built (pip install -e .)")
+
+
+@pytest.fixture
+def numpy_only(monkeypatch):
+    """A function running its argument with the kernels off."""
+
+    def run(fn, *args, **kwargs):
+        with monkeypatch.context() as m:
+            m.setattr(kernels, "AVAILABLE", False)
+            return fn(*args, **kwargs)
+
+    monkeypatch.setattr(kernels, "AVAILABLE", True)
+    return run
+
+
+def _lanes(rng, lanes, n, missing, ties):
+    m = rng.uniform(0, 1, (lanes, n))
+    if ties:
+        m = np.round(m * 12) / 12
+    v = rng.uniform(0, 0.02, (lanes, n))
+    v[:, :: max(1, n // 5)] = 0.0 if ties else v[:, :: max(1, n // 5)]
+    c = np.full((lanes, n), 10.0)
+    c[rng.random((lanes, n)) < 0.1] = rng.integers(1, 12)
+    m[rng.random((lanes, n)) < missing] = np.nan
+    return (a.astype(np.float32) for a in (m, v, c))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_walk_is_the_numpy_walk(numpy_only, seed):
+    rng = np.random.default_rng(seed)
+    for lanes, n, missing, ties in ((40, 300, 0.0, False), (30, 120, 0.2, True), (7, 2, 0.5, False), (3, 1, 0, False)):
+        m, v, c = _lanes(rng, lanes, n, missing, ties)
+        # small steps: many t statistics fall in the band where the t tail decides
+        m = np.sort(m, axis=1) * np.float32(0.05)
+        want = numpy_only(walk._walk_lanes, m, v, c, walk.ALPHA)
+        got = walk._walk_lanes(m, v, c, walk.ALPHA)
+        assert got.dtype == want.dtype == np.float32
+        assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_family_maxima_are_the_dense_maxima(seed):
+    rng = np.random.default_rng(seed)
+    for p, b in ((120, 40), (300, 25), (2, 3), (1, 4)):
+        f = rng.normal(size=(p, 15)) * rng.uniform(0.2, 3, (p, 1))
+        zt = np.ascontiguousarray((f @ rng.standard_normal((15, b))).astype(np.float32))
+        w = (1 / rng.uniform(0.3, 3, (p, p))).astype(np.float32)
+        est = np.sort(rng.normal(size=p) * 3)
+        gap = est[:, None] - est[None, :]
+        off = ~np.eye(p, dtype=bool)
+        fams = (off & (gap < 4), off & (gap < 1 + rng.random((p, p))), off & (gap > -0.5))
+        sim, marg = family_maxima.dense_maxima(zt, w, *fams)
+        got_sim, got_marg = kernels.family_maxima(zt, w, *fams)
+        assert np.array_equal(got_sim, sim) and np.array_equal(got_marg, marg)
+        for share in (0.3, 0.99):  # pairs leave the families: many, or a few per row
+            gone = tuple(fam & (rng.random((p, p)) > share) for fam in fams)
+            fams = tuple(fam & ~g for fam, g in zip(fams, gone))
+            kernels.update_maxima(zt, w, fams, got_sim, got_marg, gone, True)
+            sim, marg = family_maxima.dense_maxima(zt, w, *fams)
+            assert np.array_equal(got_sim, sim) and np.array_equal(got_marg, marg)
+
+
+@pytest.mark.parametrize("iterations", [1, 3, 7, 8, 10, 17, 33])
+def test_resampled_terms_are_numpys(numpy_only, iterations):
+    rng = np.random.default_rng(iterations)
+    x = np.ascontiguousarray(rng.uniform(0, 1, (5, 40, iterations)) ** 3)
+    drawn = rng.integers(0, 5, size=4)
+    best, sd = rng.uniform(0.5, 1, 5), rng.uniform(0.01, 0.3, 5)
+    idx = rng.integers(0, iterations, size=(4, 40, iterations))
+    want = numpy_only(euroeval_2026._drawn_terms, x, idx.copy(), drawn, best, sd)
+    assert np.array_equal(euroeval_2026._drawn_terms(x, idx, drawn, best, sd), want)
+
+
+def _board(rng, entries, datasets, iterations, missing):
+    ability = rng.uniform(0.2, 0.8, entries)
+    mean = np.clip(ability[None, :] + rng.normal(0, 0.05, (datasets, entries)), 0, 1)
+    scores = np.clip(mean[..., None] + rng.normal(0, 0.03, (datasets, entries, iterations)), 0, 1)
+    scores[rng.random(scores.shape) < missing] = np.nan
+    return np.sort(scores, axis=2), [f"task-{d % 3}" for d in range(datasets)]
+
+
+@pytest.mark.parametrize("seed,missing", [(0, 0.0), (1, 0.03)])
+def test_every_method_ranks_as_with_numpy(numpy_only, seed, missing):
+    scores, tasks = _board(np.random.default_rng(seed), 300, 6, 10, missing)
+    entries = [(e, True, False) for e in range(scores.shape[1])]
+    for method in all_methods():
+        run = lambda m=method: m.rank_language_board(scores, tasks, entries, replicates=20, seed=seed)  # noqa: E731
+        want, got = numpy_only(run), run()
+        for name in ("rank_scores", "ci_low", "ci_high", "ranks", "replicates", "dataset_rank_scores"):
+            assert np.array_equal(getattr(got, name), getattr(want, name), equal_nan=True), (method.name, name)
+        if want.rank_sets is not None:
+            for name in ("marginal_low", "marginal_high", "simultaneous_low", "simultaneous_high"):
+                assert np.array_equal(getattr(got.rank_sets, name), getattr(want.rank_sets, name)), (method.name, name)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pair_statistics_and_their_comparisons_are_numpys(numpy_only, seed):
+    rng = np.random.default_rng(seed)
+    p = 150
+    est = np.round(rng.normal(size=p), 1)  # ties: equal estimates
+    f = rng.normal(size=(p, 12)) * rng.uniform(0, 1, (p, 1))
+    f[:5] = 0.0  # no spread between these five
+    want_t, want_w = numpy_only(rank_sets._pair_t, est, f)
+    t, w = rank_sets._pair_t(est, f)
+    assert np.array_equal(t, want_t) and np.array_equal(w, want_w)
+    c = np.linspace(1.5, 3.5, p)[:, None]
+    for df in (None, 9):
+        above = rank_sets._Exceeds(t, df)
+        for back in (False, True):
+            for crit in (2.2, c):
+                want = numpy_only(above, crit, back=back)
+                assert np.array_equal(above(crit, back=back), want)
