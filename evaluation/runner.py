@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evaluation.backends import load_backend
+from evaluation.backends import load_backend, needs_weights
 from evaluation.backends.base import Backend
 from evaluation.bootstrap import SEED, bootstrap_indices, select_shots
 from evaluation.cache import OutputCache, prompt_key
@@ -100,7 +100,7 @@ def evaluate_model(
         return []
     if info.model_type == "encoder":
         return _evaluate_encoder(info, loaded, settings, on_record, on_progress)
-    weights = local_weights(info) if not settings.backend.startswith("openai") or info.source == "bundled" else None
+    weights = local_weights(info) if needs_weights(settings.backend) or info.source == "bundled" else None
     backend = load_backend(settings.backend, info.model_id, weights, trust_remote_code=settings.trust_remote_code)
     cache = OutputCache()
     records = []

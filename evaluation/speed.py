@@ -130,13 +130,13 @@ def run_speed(
 ) -> dict:
     """Resolve and load ``model_id`` (the errors of :func:`evaluation.models.resolve_model`
     when it cannot be had), run the benchmark, close the model."""
-    from evaluation.backends import load_backend
+    from evaluation.backends import load_backend, needs_weights
     from evaluation.models import local_weights, resolve_model
 
     info = resolve_model(model_id, revision, allow_remote_code=trust_remote_code)
     if info.model_type == "encoder":
         raise EvaluationError(f"{model_id} is an encoder: the speed benchmark times text generation")
-    weights = local_weights(info) if not backend_name.startswith("openai") or info.source == "bundled" else None
+    weights = local_weights(info) if needs_weights(backend_name) or info.source == "bundled" else None
     backend = load_backend(backend_name, info.model_id, weights, trust_remote_code=trust_remote_code)
     try:
         return benchmark(backend, info.model_id, info.commit_sha, settings or SpeedSettings())

@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from evaluation.backends.base import Sampling, Usage
+from evaluation.backends.registry import register
 from evaluation.errors import EvaluationError
 
 CHAT_MARKER = "\x00chat:"
@@ -28,8 +29,20 @@ class ServerError(EvaluationError):
     pass
 
 
+@register
 class OpenAIBackend:
+    """A model served by an OpenAI-compatible HTTP server (the choice's argument is its URL)."""
+
     name = "openai"
+    needs_weights = False  # a local folder only lends its tokenizer (chat template, token counts)
+    takes_argument = True
+    requires: tuple[str, ...] = ("httpx",)
+    extra: str | None = None
+
+    @classmethod
+    def load(cls, argument: str, model_id: str, weights: Path | None, *, trust_remote_code: bool) -> OpenAIBackend:
+        """``model_id`` on the server at ``argument`` (``OPENAI_BASE_URL`` or a local server when empty)."""
+        return cls(base_url=argument or None, model=model_id, tokenizer_dir=weights)
 
     def __init__(
         self,

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from evaluation.backends.base import Sampling, Usage
+from evaluation.backends.registry import register
 from evaluation.errors import ModelLoadError
 from evaluation.structured import close_truncated_json
 
@@ -41,8 +42,23 @@ def pick_dtype(device: str):
     return torch.bfloat16 if "amx_bf16" in flags else torch.float32
 
 
+@register
 class TransformersBackend:
+    """A Hugging Face causal language model run here, on the GPU when there is one."""
+
     name = "transformers"
+    needs_weights = True
+    takes_argument = False
+    requires: tuple[str, ...] = ("torch", "transformers")
+    extra: str | None = None
+
+    @classmethod
+    def load(
+        cls, argument: str, model_id: str, weights: Path | None, *, trust_remote_code: bool
+    ) -> TransformersBackend:
+        """The model in the ``weights`` folder."""
+        assert weights is not None  # the registry checks it: needs_weights
+        return cls(weights, trust_remote_code=trust_remote_code)
 
     def __init__(self, weights: Path | str, *, trust_remote_code: bool = False, device: str | None = None):
         import torch

@@ -15,13 +15,27 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from evaluation.backends.base import Sampling, Usage
+from evaluation.backends.registry import register
 from evaluation.errors import EvaluationError, ModelLoadError
 
 TOP_LOGPROBS = 20
 
 
+@register
 class VLLMBackend:
+    """A model run here by vLLM (GPU; the optional ``gpu`` extra)."""
+
     name = "vllm"
+    needs_weights = True
+    takes_argument = False
+    requires: tuple[str, ...] = ("vllm",)
+    extra: str | None = "gpu"
+
+    @classmethod
+    def load(cls, argument: str, model_id: str, weights: Path | None, *, trust_remote_code: bool) -> VLLMBackend:
+        """The model in the ``weights`` folder."""
+        assert weights is not None  # the registry checks it: needs_weights
+        return cls(weights, trust_remote_code=trust_remote_code)
 
     def __init__(self, weights: Path | str, *, trust_remote_code: bool = False):
         if importlib.util.find_spec("vllm") is None:
