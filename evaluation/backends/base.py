@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypedDict, Unpack, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -15,6 +15,16 @@ class Sampling:
     seed: int
     temperature: float = 0.8
     top_p: float = 0.95
+
+
+class GenerateOptions(TypedDict, total=False):
+    """What a ``generate`` call may ask beyond greedy text, declared once for every backend:
+    ``json_schema`` constrains the output to that schema, ``shared_prefix`` is a prefix all
+    prompts start with (a backend may compute it once), ``sampling`` asks for seeded samples."""
+
+    json_schema: dict | None
+    shared_prefix: str | None
+    sampling: Sampling | None
 
 
 @dataclass(frozen=True)
@@ -63,15 +73,7 @@ class Backend(Protocol):
         forward step), or ``None`` when this backend cannot tell (then the runner generates).
         ``shared_prefix``: a prefix all prompts start with (may be reused between prompts)."""
 
-    def generate(
-        self,
-        prompts: Sequence[str],
-        max_new_tokens: int,
-        *,
-        json_schema: dict | None = None,
-        shared_prefix: str | None = None,
-        sampling: Sampling | None = None,
-    ) -> list[str]:
+    def generate(self, prompts: Sequence[str], max_new_tokens: int, **options: Unpack[GenerateOptions]) -> list[str]:
         """Greedy continuations (seeded samples with ``sampling``); with ``json_schema``
         constrained to that schema."""
 

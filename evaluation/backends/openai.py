@@ -16,8 +16,9 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Unpack
 
-from evaluation.backends.base import Sampling, Usage
+from evaluation.backends.base import GenerateOptions, Sampling, Usage
 from evaluation.backends.registry import register
 from evaluation.errors import EvaluationError
 
@@ -225,15 +226,9 @@ class OpenAIBackend:
             return token == target
         return token.strip().lower() == target.strip().lower()
 
-    def generate(
-        self,
-        prompts: Sequence[str],
-        max_new_tokens: int,
-        *,
-        json_schema: dict | None = None,
-        shared_prefix: str | None = None,
-        sampling: Sampling | None = None,
-    ) -> list[str]:
+    def generate(self, prompts: Sequence[str], max_new_tokens: int, **options: Unpack[GenerateOptions]) -> list[str]:
+        """One request a prompt, ``concurrency`` at a time (the server caches a shared prefix itself)."""
+        json_schema, sampling = options.get("json_schema"), options.get("sampling")
         return self._map(
             lambda p: self._request(p, max_new_tokens, json_schema=json_schema, sampling=sampling)[0], prompts
         )

@@ -13,8 +13,9 @@ import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Unpack
 
-from evaluation.backends.base import Sampling, Usage
+from evaluation.backends.base import GenerateOptions, Sampling, Usage
 from evaluation.backends.registry import register
 from evaluation.errors import EvaluationError, ModelLoadError
 
@@ -154,16 +155,9 @@ class VLLMBackend:
             result.append([steps[i][ids[i]].logprob for i in range(1, min(len(ids), len(steps))) if steps[i]])
         return result
 
-    def generate(
-        self,
-        prompts: Sequence[str],
-        max_new_tokens: int,
-        *,
-        json_schema: dict | None = None,
-        shared_prefix: str | None = None,
-        sampling: Sampling | None = None,
-    ) -> list[str]:
-        params = self._params(max_new_tokens, json_schema=json_schema, sampling=sampling)
+    def generate(self, prompts: Sequence[str], max_new_tokens: int, **options: Unpack[GenerateOptions]) -> list[str]:
+        """All prompts to vLLM at once (its prefix cache reuses a shared prefix by itself)."""
+        params = self._params(max_new_tokens, json_schema=options.get("json_schema"), sampling=options.get("sampling"))
         outputs = self._run(list(prompts), params)
         return [out.outputs[0].text for out in outputs]
 
