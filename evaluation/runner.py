@@ -98,7 +98,7 @@ def evaluate_model(
     loaded = _ready_datasets(info, loaded, on_dataset_error)  # prompts, labels, heads: before any weights
     if not loaded:
         return []
-    if info.model_type == "encoder":
+    if not info.generative:
         return _evaluate_encoder(info, loaded, settings, on_record, on_progress)
     weights = local_weights(info) if needs_weights(settings.backend) or info.source == "bundled" else None
     backend = load_backend(settings.backend, info.model_id, weights, trust_remote_code=settings.trust_remote_code)
@@ -140,7 +140,7 @@ def check_dataset_ready(info: ModelInfo, dataset: LoadedDataset) -> None:
     dataset's own text); a decoder needs prompts for the dataset's language and task and a
     word for each of its labels. Called for every dataset before any model is loaded."""
     ds_info = dataset.info
-    if info.model_type == "encoder":
+    if not info.generative:
         from evaluation.finetune import check_task_supported
 
         check_task_supported(ds_info.task)
@@ -258,7 +258,7 @@ def evaluate_dataset(
     sizes = {split: len(dataset.splits[split]) for split in SPLITS}
     sizes[eval_split] = len(rows)
     idx = bootstrap_indices(sizes, settings.iterations)
-    style = "chat" if info.model_type in ("instruction-tuned", "reasoning") and backend.has_chat_template else "base"
+    style = "chat" if info.model_type.chats and backend.has_chat_template else "base"
     num_shots = spec.num_shots if settings.few_shot else 0
     max_prompt_tokens = max(16, backend.max_context - spec.max_new_tokens)
 

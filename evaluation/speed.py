@@ -134,7 +134,7 @@ def run_speed(
     from evaluation.models import local_weights, resolve_model
 
     info = resolve_model(model_id, revision, allow_remote_code=trust_remote_code)
-    if info.model_type == "encoder":
+    if not info.generative:
         raise EvaluationError(f"{model_id} is an encoder: the speed benchmark times text generation")
     weights = local_weights(info) if needs_weights(backend_name) or info.source == "bundled" else None
     backend = load_backend(backend_name, info.model_id, weights, trust_remote_code=trust_remote_code)
