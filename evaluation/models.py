@@ -48,6 +48,8 @@ CACHE_ENV = "GLOSSA_MODEL_CACHE"
 
 @dataclass(frozen=True)
 class ModelInfo:
+    """What a model is, at which commit, without its weights: type, size, context, precision and licence."""
+
     model_id: str
     revision: str = "main"
     commit_sha: str | None = None
@@ -75,6 +77,7 @@ class ModelInfo:
         return self.model_type.generative_type
 
     def to_dict(self) -> dict:
+        """The model's metadata as a plain dictionary."""
         return asdict(self)
 
 
@@ -160,6 +163,7 @@ BUNDLED: dict[str, BundledModel] = {
 
 
 def validate_model_id(model_id: str) -> str:
+    """The model id stripped, or :class:`InvalidModelId` when it is not ``organisation/name``."""
     model_id = (model_id or "").strip()
     if not MODEL_ID_RE.match(model_id) or ".." in model_id:
         raise InvalidModelId(
@@ -335,6 +339,8 @@ def classify_architecture(config: Mapping, chat_template: str | None) -> ModelTy
 
 
 def cache_root() -> Path:
+    """The folder converted and downloaded models are cached in (``GLOSSA_MODEL_CACHE`` or
+    ``~/.cache/glossa/models``), made if missing."""
     root = Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "glossa" / "models")
     root.mkdir(parents=True, exist_ok=True)
     return root
@@ -362,6 +368,7 @@ def local_weights(info: ModelInfo) -> Path:
 
 
 def gguf_source(model_id: str) -> Path:
+    """The GGUF file of a bundled model (assembled once into the cache when the package ships it in parts)."""
     bundled = BUNDLED[model_id]
     package_dir = _package_dir(bundled.package)
     if bundled.kind == "gguf-file":

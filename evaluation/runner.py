@@ -57,6 +57,8 @@ VERSION_PACKAGES = (
 
 @dataclass
 class EvaluationSettings:
+    """How a model is evaluated: revision, shots, iterations, row limit, backend, data and output folders."""
+
     revision: str = "main"
     few_shot: bool = True
     iterations: int = 10
@@ -244,6 +246,7 @@ def evaluate_dataset(
     cache: OutputCache | None = None,
     on_progress: ProgressFn | None = None,
 ) -> tuple[dict, list[dict], list[dict]]:
+    """Evaluate a loaded model on one dataset, every iteration: the record, the predictions and the examples."""
     cache = cache if cache is not None else OutputCache()
     meter = DatasetMeter(backend).start() if settings.efficiency and can_measure(backend) else None
     model = MeteredBackend(backend, meter) if meter else backend  # what the task code calls
@@ -323,6 +326,7 @@ def evaluate_dataset(
 
 
 def chunk_order(per_row: dict[int, dict]) -> list[int]:
+    """The order rows are computed in: by row index."""
     return sorted(per_row)
 
 
@@ -347,6 +351,7 @@ class Predictor:
         )
 
     def generate(self, prompts: list[str], schema: dict | None = None) -> list[str]:
+        """Generations for ``prompts`` through the output cache (constrained to ``schema`` when given)."""
         return _generate(self.backend, prompts, self.max_new_tokens, self.cache, schema=schema)
 
 
@@ -387,6 +392,7 @@ def _cached(cache: OutputCache, kind: str, prompts: list[str], params: dict, com
 
 
 def package_versions() -> dict[str, str]:
+    """The installed versions of the packages a record names."""
     versions = {}
     for name in VERSION_PACKAGES:
         try:
@@ -406,6 +412,8 @@ def build_record(
     style: str,
     shot_ids: list[list[int]],
 ) -> dict:
+    """The result record of one dataset: the model, the dataset, the scores of every iteration and their totals, and
+    how they were computed."""
     return {
         "dataset": ds_info.name,
         "dataset_version": ds_info.fingerprint,
@@ -438,6 +446,7 @@ def build_record(
 
 
 def write_predictions(folder: Path, record: dict, predictions: list[dict]) -> Path:
+    """Write the predictions as JSON lines into ``folder``, named after the model and the dataset; the file's path."""
     folder.mkdir(parents=True, exist_ok=True)
     safe_model = record["model"].replace("/", "--")
     path = folder / f"{safe_model}.{record['dataset']}.predictions.jsonl"

@@ -34,6 +34,8 @@ PASSAGE = (
 
 @dataclass(frozen=True)
 class SpeedSettings:
+    """What the speed benchmark runs: prompt lengths, the largest batch, repetitions, minimum time and new tokens."""
+
     lengths: tuple[int, ...] = PROMPT_LENGTHS
     batch: int = 8  # the larger batch tried first
     repetitions: int = 10
@@ -69,6 +71,8 @@ def _timed_runs(backend, prompts: list[str], settings: SpeedSettings) -> list[tu
 
 
 def measure(backend, length: int, batch: int, settings: SpeedSettings) -> dict:
+    """Time generation at one prompt length and batch size: median and spread of the runs, tokens per second and
+    peak memory."""
     memory = backend.device_profile().memory_probe()
     memory.start()
     runs = _timed_runs(backend, [prompt_of(length)] * batch, settings)

@@ -27,7 +27,7 @@ TOP_LOGPROBS = 20
 
 
 class ServerError(EvaluationError):
-    pass
+    """The server answered with an error, or not at all, after every retry."""
 
 
 @register
@@ -80,11 +80,13 @@ class OpenAIBackend:
 
     # --- efficiency (evaluation/measurement.py) ---------------------------------------------
     def device_profile(self):
+        """Where the model runs: on a server, out of sight (no memory or energy measured here)."""
         from evaluation.hardware import RemoteDevice
 
         return RemoteDevice(self.name)
 
     def run_settings(self):
+        """How the model runs, as far as a client can tell: this backend, the server's dtype unknown."""
         from evaluation.hardware import RunSettings
 
         return RunSettings(backend=self.name, dtype="unknown (server)")
@@ -108,11 +110,14 @@ class OpenAIBackend:
 
     # --- text ------------------------------------------------------------------------------
     def render_chat(self, messages: list[dict]) -> str:
+        """The tokenizer's chat template applied to ``messages``; without one, the messages marked for the server's
+        chat endpoint."""
         if self.tokenizer is not None and self.tokenizer.chat_template:
             return str(self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True))
         return CHAT_MARKER + json.dumps(messages, ensure_ascii=False)
 
     def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` by the local tokenizer, else a conservative estimate (a token per 3 characters)."""
         if self.tokenizer is not None:
             return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
         return math.ceil(len(text) / 3)  # conservative estimate without a tokenizer
@@ -200,6 +205,8 @@ class OpenAIBackend:
     def label_logprobs(
         self, prompts: Sequence[str], continuations: Sequence[str], shared_prefix: str | None = None
     ) -> list[list[float]] | None:
+        """The log-probabilities of each continuation's first token among the server's top log-probabilities; None
+        when the server gives none."""
         results = self._map(lambda p: self._request(p, 1, logprobs=True)[1], prompts)
         if any(top is None for top in results):
             return None  # the server gives no log-probabilities: generate instead
@@ -234,4 +241,5 @@ class OpenAIBackend:
         )
 
     def close(self) -> None:
+        """Close the HTTP client."""
         self.client.close()

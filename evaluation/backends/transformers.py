@@ -28,6 +28,8 @@ LOGIT_ROWS = 64  # positions per output-layer call in token_logprobs (64 × 262k
 
 
 def pick_dtype(device: str):
+    """The torch dtype to run in: ``GLOSSA_DTYPE`` if set, else bfloat16 (float16 without it) on a GPU, bfloat16 on
+    a CPU with AMX, float32 on other CPUs."""
     import torch
 
     forced = os.environ.get("GLOSSA_DTYPE")
@@ -94,11 +96,13 @@ class TransformersBackend:
 
     # --- efficiency (evaluation/measurement.py) ---------------------------------------------
     def device_profile(self):
+        """Where the model runs: the GPU, or this machine's CPU."""
         from evaluation.hardware import CpuDevice, CudaDevice
 
         return CudaDevice() if self.device == "cuda" else CpuDevice()
 
     def run_settings(self):
+        """How the model runs: this backend and its dtype."""
         from evaluation.hardware import RunSettings
 
         # bundled GGUF files are dequantised on conversion: the weights run in ``dtype``
@@ -106,17 +110,21 @@ class TransformersBackend:
 
     # --- text ----------------------------------------------------------------------------
     def render_chat(self, messages: list[dict]) -> str:
+        """The model's chat template applied to ``messages``, with the generation prompt."""
         return str(self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True))
 
     def encode(self, text: str) -> list[int]:
+        """Token ids of ``text``, with the special tokens unless the text already starts with BOS."""
         bos = self.tokenizer.bos_token
         add_special = not (bos and text.startswith(bos))
         return self.tokenizer(text, add_special_tokens=add_special)["input_ids"]
 
     def count_tokens(self, text: str) -> int:
+        """How many tokens ``text`` encodes to."""
         return len(self.encode(text))
 
     def first_token(self, continuation: str) -> int:
+        """The id of the first token of ``continuation`` (no special tokens)."""
         return self.tokenizer(continuation, add_special_tokens=False)["input_ids"][0]
 
     # --- batching ----------------------------------------------------------------------------
@@ -148,6 +156,8 @@ class TransformersBackend:
     def label_logprobs(
         self, prompts: Sequence[str], continuations: Sequence[str], shared_prefix: str | None = None
     ) -> list[list[float]] | None:
+        """Log-probability of each continuation's first token after each prompt, in one forward step per batch
+        (after the shared prefix's KV-cache when there is one); None when two continuations share a first token."""
         torch = self.torch
         token_ids = [self.first_token(c) for c in continuations]
         if len(set(token_ids)) != len(token_ids):
@@ -397,6 +407,7 @@ class TransformersBackend:
         return [str(self.tokenizer.decode(g, skip_special_tokens=True)) for g in generated], [len(g) for g in generated]
 
     def close(self) -> None:
+        """Drop the model and the prefix cache."""
         self._prefix_cache = None
         del self.model
 

@@ -65,6 +65,7 @@ class VLLMBackend:
 
     # --- efficiency (evaluation/measurement.py) ---------------------------------------------
     def device_profile(self):
+        """Where the model runs: the GPU, measured in vLLM's engine process, or the CPU with its child processes."""
         import torch
 
         from evaluation.hardware import CpuDevice, CudaDevice
@@ -73,6 +74,7 @@ class VLLMBackend:
         return CudaDevice(in_process=False) if torch.cuda.is_available() else CpuDevice(process_tree=True)
 
     def run_settings(self):
+        """How the model runs: this backend, its dtype and quantisation."""
         from evaluation.hardware import RunSettings
 
         config = self.llm.llm_engine.model_config
@@ -95,9 +97,11 @@ class VLLMBackend:
         return outputs
 
     def render_chat(self, messages: list[dict]) -> str:
+        """The model's chat template applied to ``messages``, with the generation prompt."""
         return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
 
     def count_tokens(self, text: str) -> int:
+        """How many tokens ``text`` encodes to."""
         return len(self.tokenizer(text)["input_ids"])
 
     def _params(
@@ -127,6 +131,8 @@ class VLLMBackend:
     def label_logprobs(
         self, prompts: Sequence[str], continuations: Sequence[str], shared_prefix: str | None = None
     ) -> list[list[float]] | None:
+        """Log-probability of each continuation's first token after each prompt, from the first generated token's
+        top log-probabilities; None when two continuations share a first token."""
         ids = [self.tokenizer(c, add_special_tokens=False)["input_ids"][0] for c in continuations]
         if len(set(ids)) != len(ids):
             return None
@@ -162,4 +168,5 @@ class VLLMBackend:
         return [out.outputs[0].text for out in outputs]
 
     def close(self) -> None:
+        """Drop the engine."""
         del self.llm
