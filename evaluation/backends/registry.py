@@ -2,7 +2,7 @@
 
 A backend is a class in :mod:`evaluation.backends` that implements the
 :class:`~evaluation.backends.base.Backend` protocol, declares what it is and needs
-(``name``, ``needs_weights``, ``requires``, ``extra``) and a :meth:`load` classmethod,
+(``name``, ``needs_weights``, ``takes_argument``, ``requires``, ``extra``) and a :meth:`load` classmethod,
 and is decorated with :func:`register`. The name is what ``--backend`` and
 ``GLOSSA_BACKEND`` choose, optionally followed by ``:`` and an argument
 (``openai:http://host:port/v1``). A backend's module imports its heavy packages only
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from evaluation.backends.base import Backend
 from evaluation.errors import EvaluationError
@@ -40,9 +40,10 @@ class BackendClass(Protocol):
 
 
 _BACKENDS: dict[str, type[BackendClass]] = {}
+B = TypeVar("B", bound=type[BackendClass])
 
 
-def register(cls: type[BackendClass]) -> type[BackendClass]:
+def register(cls: B) -> B:
     """Add a backend class to the registry under its ``name`` (a class decorator)."""
     if not cls.name or ":" in cls.name:
         raise ValueError(f"a backend needs a name without ':': {cls.name!r}")
