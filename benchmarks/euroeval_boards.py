@@ -11,7 +11,7 @@ whether exactly the published entries are ranked):
 * ``summaries``: ``reproduce_board FILE`` (that one file's ``mean ± x`` cells, as before);
 * ``records``: both files of the language merged, every cell turned into the 10 iteration
   values ``import_board`` stores, ranked by the site's walk per category (``all``, ``nlu``);
-  a group board as the mean of its languages' (``board_reproduction.py``).
+  a group board as the mean of its languages' (``leaderboard/published/reproduction.py``).
 
 ``--site`` adds, for each language's ``_all`` board, the site's own board (``aggregate``,
 euroeval-2024) after ``make data``: ranked set and mean |Δ| against the published ones.
@@ -26,7 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from leaderboard.board_reproduction import (  # noqa: E402
+from leaderboard.published.boards import agreement  # noqa: E402
+from leaderboard.published.reproduction import (  # noqa: E402
     best_reading,
     check_group,
     compare,
@@ -34,8 +35,7 @@ from leaderboard.board_reproduction import (  # noqa: E402
     read,
     read_group,
 )
-from leaderboard.languages import EUROEVAL_BOARD_CODES, EUROEVAL_GROUP_FILES  # noqa: E402
-from leaderboard.published_boards import agreement  # noqa: E402
+from leaderboard.registry.languages import EUROEVAL_BOARD_CODES, EUROEVAL_GROUP_FILES  # noqa: E402
 
 
 def site_scores(code: str) -> dict[str, float] | None:

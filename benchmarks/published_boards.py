@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from leaderboard.published_boards import BoardFormatError, agreement, parse_board  # noqa: E402
+from leaderboard.published.boards import BoardFormatError, agreement, parse_board  # noqa: E402
 
 
 def main() -> int:

@@ -30,7 +30,7 @@ def main() -> int:
     from scipy import stats
 
     from leaderboard.models import LeaderboardEntry
-    from leaderboard.published_boards import parse_board
+    from leaderboard.published.boards import parse_board
     from leaderboard.ranking import entry_display_name
     from leaderboard.services.aggregation import aggregate
     from leaderboard.services.results_import import import_file

@@ -3,7 +3,7 @@ from django.db.models.signals import post_migrate
 
 
 def _seed_board_registry(sender, using="default", **kwargs) -> None:
-    from leaderboard.board_registry import seed_if_empty
+    from leaderboard.registry.boards import seed_if_empty
 
     seed_if_empty(using)
 

@@ -72,6 +72,13 @@ def reconstructed_fingerprint(commit: str) -> str:
     return f"{RECONSTRUCTED_PREFIX}{RECONSTRUCTED_REPOSITORY}@{commit[:12]}"
 
 
+def is_reconstructed(fingerprint: str) -> bool:
+    """Whether a dataset version holds cells of a published board: their iterations are
+    chosen to give the printed mean and interval, not real resamples, so iteration i of two
+    models is no pair."""
+    return fingerprint.startswith(RECONSTRUCTED_PREFIX)
+
+
 def published_fingerprint(test_size: int | None = None) -> str:
     """Fingerprint of a published dataset version known only by its name (and test size)."""
     return PUBLISHED if not test_size else f"{PUBLISHED}:test={int(test_size)}"

@@ -17,7 +17,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from leaderboard.static_files import immutable_for_a_year
+from leaderboard.web.static_files import immutable_for_a_year
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("GLOSSA_VAR_DIR", BASE_DIR / "var"))
@@ -92,12 +92,12 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "leaderboard.middleware.RequestBodyLimitMiddleware",  # before anything reads a body
+    "leaderboard.web.request_limits.RequestBodyLimitMiddleware",  # before anything reads a body
     "django.middleware.security.SecurityMiddleware",
-    "leaderboard.csp.ContentSecurityPolicyMiddleware",
+    "leaderboard.web.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.gzip.GZipMiddleware",  # boards are large HTML; CSRF tokens are masked per request
-    "leaderboard.http_cache.HttpCacheMiddleware",  # Cache-Control, ETag, 304 (sees cookies and Vary)
+    "leaderboard.web.http_cache.HttpCacheMiddleware",  # Cache-Control, ETag, 304 (sees cookies and Vary)
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -112,13 +112,13 @@ MIDDLEWARE = [
 # name, that client is locked out for AXES_COOLOFF_TIME hours; after AXES_FAILURE_LIMIT wrong
 # passwords for one username, from any addresses, that username is locked out too. A
 # successful login resets the count. The client is the one the rate limit uses
-# (GLOSSA_TRUSTED_PROXIES decide which X-Forwarded-For hop is the client; client_address.py).
+# (GLOSSA_TRUSTED_PROXIES decide which X-Forwarded-For hop is the client; web/client_address.py).
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = float(os.environ.get("AXES_COOLOFF_HOURS", "0.25"))
 AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
 AXES_RESET_ON_SUCCESS = True
-AXES_CLIENT_IP_CALLABLE = "leaderboard.client_address.axes_client_ip"
+AXES_CLIENT_IP_CALLABLE = "leaderboard.web.client_address.axes_client_ip"
 AXES_VERBOSE = False
 
 ROOT_URLCONF = "leaderboard.urls"
@@ -187,11 +187,11 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
-# Hashed names, gzip copies and a year's max-age (leaderboard/static_files.py); unhashed
+# Hashed names, gzip copies and a year's max-age (leaderboard/web/static_files.py); unhashed
 # files (none are linked) keep WhiteNoise's 60 s. `make demo` and the image run collectstatic.
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "leaderboard.static_files.HashedStaticStorage"},
+    "staticfiles": {"BACKEND": "leaderboard.web.static_files.HashedStaticStorage"},
 }
 WHITENOISE_ADD_HEADERS_FUNCTION = immutable_for_a_year
 
@@ -212,15 +212,15 @@ if env_bool("BEHIND_TLS_PROXY", False):
 DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
 
 # How long a shared cache (the reverse proxy, deploy/nginx/glossa.conf) may keep an anonymous
-# reader's page (s-maxage, leaderboard/http_cache.py): a new board version is visible within it.
+# reader's page (s-maxage, leaderboard/web/http_cache.py): a new board version is visible within it.
 SHARED_MAX_AGE = max(0, env_int("GLOSSA_SHARED_MAX_AGE", 30))
 
 # --- cache: Redis when configured (shared by web processes), else local memory ----
-# Redis entries are signed JSON (leaderboard/cache_backend.py), never pickles: an entry that
+# Redis entries are signed JSON (leaderboard/web/cache_backend.py), never pickles: an entry that
 # someone without SECRET_KEY wrote is a miss, and nothing read back can run code.
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "leaderboard.cache_backend.SignedJsonRedisCache", "LOCATION": REDIS_URL}}
+    CACHES = {"default": {"BACKEND": "leaderboard.web.cache_backend.SignedJsonRedisCache", "LOCATION": REDIS_URL}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
@@ -319,14 +319,14 @@ GLOSSA_RANKING_METHOD = os.environ.get("GLOSSA_RANKING_METHOD", "euroeval-2024")
 # --- abuse limits (issue 13.4): cheap requests must stay cheap ----------------------
 # Submit attempts that reach the Hub, per client and hour (services/ratelimit.py).
 LOOKUPS_PER_HOUR = env_int("GLOSSA_LOOKUPS_PER_HOUR", 20)
-# Reverse proxies whose X-Forwarded-For is believed (addresses or CIDRs; client_address.py).
+# Reverse proxies whose X-Forwarded-For is believed (addresses or CIDRs; web/client_address.py).
 TRUSTED_PROXIES = env_list("GLOSSA_TRUSTED_PROXIES", [])
 for _proxy in TRUSTED_PROXIES:
     try:
         ipaddress.ip_network(_proxy, strict=False)
     except ValueError as _exc:
         raise ImproperlyConfigured(f"GLOSSA_TRUSTED_PROXIES: {_proxy!r} is not an address or network") from _exc
-# Request bodies: over the limit refused before they are read (leaderboard/middleware.py); no uploads.
+# Request bodies: over the limit refused before they are read (leaderboard/web/request_limits.py); no uploads.
 MAX_REQUEST_BYTES = env_int("GLOSSA_MAX_REQUEST_BYTES", 64 * 1024)  # the admin's: DATA_UPLOAD_MAX_MEMORY_SIZE
 # above every body limit: nothing is spooled to disk
 FILE_UPLOAD_MAX_MEMORY_SIZE = max(2 * 1024 * 1024, MAX_REQUEST_BYTES or 0, DATA_UPLOAD_MAX_MEMORY_SIZE)

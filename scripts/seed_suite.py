@@ -32,7 +32,7 @@ from evaluation.datasets import discover  # noqa: E402
 from evaluation.errors import EvaluationError  # noqa: E402
 from evaluation.finetune import check_task_supported  # noqa: E402
 from evaluation.models import BUNDLED  # noqa: E402
-from leaderboard.languages import default_board  # noqa: E402
+from leaderboard.registry.languages import default_board  # noqa: E402
 
 DATA_DIR = REPO / "data" / "datasets"
 OUTPUT_DIR = REPO / "data" / "results" / "suite"

@@ -1,4 +1,4 @@
-"""Request bodies are refused before they are read (leaderboard/middleware.py).
+"""Request bodies are refused before they are read (leaderboard/web/request_limits.py).
 
 Against the site served by gunicorn with a raw HTTP client streaming 300 MB: the answer is
 413 right after the headers; the client cannot push more than the sockets' buffers (a server

@@ -3,7 +3,6 @@ from django.utils import timezone
 
 from leaderboard.admin.datasets import DatasetAdminForm, DatasetVersionInline
 from leaderboard.admin.ranking import ReaggregatesOnChange
-from leaderboard.dataset_plan import boards_of_datasets
 from leaderboard.models import (
     AggregationRun,
     Dataset,
@@ -12,6 +11,7 @@ from leaderboard.models import (
     LanguageGroup,
     LeaderboardEntry,
 )
+from leaderboard.registry.dataset_plan import boards_of_datasets
 
 
 @admin.register(LanguageGroup)
@@ -32,7 +32,7 @@ class DatasetAdmin(ReaggregatesOnChange, admin.ModelAdmin):
     filter_horizontal = ("languages",)
 
     def boards_to_refresh(self, obj) -> list[str]:
-        return sorted({language.board for language in obj.languages.all()})
+        return sorted(obj.boards())
 
 
 class IterationScoreInline(admin.TabularInline):

@@ -22,8 +22,8 @@ from evaluation.tasks import UnknownTask, get_task
 from leaderboard.eee.instances import instance_row
 from leaderboard.eee.writer import StoredEvaluation, eee_log, evaluation_id
 from leaderboard.models import Evaluation, EvaluationExamples, Leaderboard, ModelType
-from leaderboard.services.board_data import board_datasets, counted_board_evaluations, suite_datasets
-from leaderboard.services.export import LeaderboardNotFound
+from leaderboard.selectors.board_data import board_datasets, counted_board_evaluations, suite_datasets
+from leaderboard.selectors.export import LeaderboardNotFound
 
 INSTANCES_SUFFIX = ".instances.jsonl"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._#@+=-]")

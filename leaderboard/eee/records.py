@@ -33,7 +33,7 @@ import json
 import math
 
 from leaderboard.identity import PUBLISHED
-from leaderboard.services.record_fields import InvalidRecord
+from leaderboard.record_fields import InvalidRecord
 
 SCHEMA_VERSIONS = frozenset({"0.2.1"})  # the version EuroEval ≥ 17 writes and the one vendored
 MAX_ENCODED = 5_000_000  # characters of one JSON-encoded field (raw results, the Glossa record)

@@ -2,7 +2,7 @@ from django.db import migrations
 
 
 def seed(apps, schema_editor):
-    from leaderboard.languages import LANGUAGE_NAMES, SEED_GROUPS, default_board
+    from leaderboard.registry.languages import LANGUAGE_NAMES, SEED_GROUPS, default_board
 
     Language = apps.get_model("leaderboard", "Language")
     LanguageGroup = apps.get_model("leaderboard", "LanguageGroup")

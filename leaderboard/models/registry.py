@@ -95,6 +95,11 @@ class Dataset(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def boards(self) -> set[str]:
+        """The boards this dataset feeds: its languages' boards (``Language.board``; ``nb``
+        and ``nn`` feed ``no``). Prefetch ``languages`` when reading many."""
+        return {language.board for language in self.languages.all()}
+
     @property
     def counted_protocol(self) -> Protocol:
         return Protocol.parse(self.board_protocol)

@@ -20,6 +20,7 @@ from leaderboard.ranking.core import (  # noqa: F401
     dataset_rank_scores_from_summaries,
     dataset_score,
     entry_display_name,
+    entry_token,
     mean_of_rank_scores,
     pad_scores,
     rank_intervals,

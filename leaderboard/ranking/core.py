@@ -49,6 +49,7 @@ __all__ = [
     "dataset_rank_scores_from_summaries",
     "dataset_score",
     "entry_display_name",
+    "entry_token",
     "mean_of_rank_scores",
     "summary_statistics",
     "welch_greater_pvalues",
@@ -79,6 +80,12 @@ def entry_display_name(model_id: str, few_shot: bool, validation_split: bool) ->
     """``org/model`` plus ``(zero-shot)``, ``(val)`` or ``(zero-shot, val)``."""
     tags = [tag for tag, on in (("zero-shot", not few_shot), ("val", validation_split)) if on]
     return f"{model_id} ({', '.join(tags)})" if tags else model_id
+
+
+def entry_token(key: tuple) -> str:
+    """The key of an entry ``(model pk, few_shot, validation_split)`` in a stored ranking's
+    ``entries`` (``LeaderboardRanking``): ``"<model pk>:<0/1>:<0/1>"``."""
+    return f"{key[0]}:{int(bool(key[1]))}:{int(bool(key[2]))}"
 
 
 # --- summary statistics ------------------------------------------------------------------

@@ -5,9 +5,13 @@ formatted, so templates only print them and exports write exactly what a page sh
 Leaderboards come from the cached ``Leaderboard`` / ``LeaderboardEntry`` rows written by
 aggregation; a board page costs a constant number of queries however many entries it has.
 
-Split by job: ``formatting`` (display helpers, pure), ``boards`` (board reads,
-their cache and the home page), ``exports`` (the page downloads), ``pages`` (model and
-dataset pages). This package re-exports what views, templates and tests use.
+Split by job: ``formatting`` (display helpers, pure), ``boards`` (board reads and their
+cache), ``home``, ``pages`` (model and dataset pages), ``export`` (the board's export
+document and CSV, behind the API and the page downloads), ``method_view`` (a board under
+another ranking method), ``compare`` / ``compare_board`` / ``compare_entries`` (comparisons),
+``snapshots`` and ``board_history`` (past boards and what changed), and more, one job each.
+Nothing here writes or queues (an import contract: no service, no task). This package
+re-exports what views, templates and tests use.
 """
 
 from leaderboard.ranking import entry_display_name

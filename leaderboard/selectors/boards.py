@@ -11,9 +11,7 @@ from django.db.models import Count, Max
 
 from evaluation.tasks import TASKS
 from evaluation.tasks import short_label as task_short_label
-from leaderboard import board_registry
 from leaderboard.identity import METHODOLOGY_PROTOCOL, PUBLISHED, InvalidProtocol, Protocol, short_fingerprint
-from leaderboard.languages import language_name
 from leaderboard.models import (
     Leaderboard,
     LeaderboardEntry,
@@ -23,6 +21,8 @@ from leaderboard.ranking import (
     entry_display_name,  # noqa: F401  (the contract's display name)
     method_names,
 )
+from leaderboard.registry import boards as board_registry
+from leaderboard.registry.languages import language_name
 from leaderboard.selectors.cells import number_cell, pooled_bits_per_byte, score_cell
 from leaderboard.selectors.formatting import (
     DASH,
@@ -38,8 +38,8 @@ from leaderboard.selectors.formatting import (
     model_url,
     size_bucket,
 )
+from leaderboard.selectors.method_view import RankingPending, apply_ranking, method_info, method_label, ranking_for
 from leaderboard.selectors.recent import RecentValues
-from leaderboard.services.method_view import RankingPending, apply_ranking, method_info, method_label, ranking_for
 
 # --- board filters ------------------------------------------------------------------
 
@@ -373,7 +373,7 @@ def get_board(
     pending = None
     try:
         ranking = ranking_for(board, filters.method)
-    except RankingPending:  # queued (once); shown under the board's own method meanwhile
+    except RankingPending:  # the view queues it; shown under the board's own method meanwhile
         ranking, pending = None, {"name": filters.method, "label": method_label(filters.method)}
     languages, tasks, datasets = board_columns(board)
     version = version or board_version(board)

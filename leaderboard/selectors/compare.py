@@ -2,7 +2,7 @@
 
 On a board (``?board=CODE``, how the board's "Compare" button sends them), every dataset of
 the board the models share is compared from their per-iteration scores
-(:mod:`leaderboard.services.compare_board`, which reads the board's ranking), and where both
+(:mod:`leaderboard.selectors.compare_board`, which reads the board's ranking), and where both
 also have stored examples, on the examples both answered (here). Without a board, the models
 are compared on their stored examples alone, and the page names the boards they share.
 
@@ -151,7 +151,7 @@ def base_context(chosen: Chosen) -> dict:
 
 def compare_page(requested: list[str]) -> dict:
     """The page without a board: ``requested`` model ids on their stored examples, and the
-    boards they share (:mod:`leaderboard.services.compare_board` compares them on one)."""
+    boards they share (:mod:`leaderboard.selectors.compare_board` compares them on one)."""
     chosen = choose_models(requested)
     context = base_context(chosen)
     if chosen.problem:

@@ -10,8 +10,8 @@ from django.urls import reverse
 
 from evaluation.examiner.schemas import DIMENSIONS
 from evaluation.examiner.taxonomy import LEVEL_NAMES
-from leaderboard.languages import language_name
 from leaderboard.models import Exam, ExamGrade, ExamQuestion, ExamRanking, ExamResult, ExamRun
+from leaderboard.registry.languages import language_name
 from leaderboard.selectors.exam_verdict import exam_verdict
 
 QUESTIONS_PER_PAGE = 50

@@ -11,11 +11,11 @@ from django.conf import settings
 from django.db.models import Count, Q
 
 from leaderboard.identity import METHODOLOGY_PROTOCOL, suite_language
-from leaderboard.languages import language_name
 from leaderboard.models import Leaderboard, LeaderboardEntry
 from leaderboard.ranking import entry_display_name
+from leaderboard.registry.languages import language_name
+from leaderboard.registry.suite import suite_protocol
 from leaderboard.selectors.formatting import board_url, model_url, reproduce_command
-from leaderboard.suite import suite_protocol
 
 LEADERS = 3
 MAX_QUERY = 100

@@ -10,8 +10,6 @@ from evaluation.datasets import SPLITS, DatasetInfo, InvalidDataset, find_local
 from evaluation.stats import mean_ci
 from evaluation.tasks import UnknownTask, get_task
 from evaluation.tasks import short_label as task_short_label
-from leaderboard.languages import language_name
-from leaderboard.model_history import commit_history, short_commit
 from leaderboard.models import (
     Dataset,
     Evaluation,
@@ -25,6 +23,8 @@ from leaderboard.models import (
 from leaderboard.ranking import (
     entry_display_name,  # noqa: F401  (the contract's display name)
 )
+from leaderboard.record_fields import DATASET_NAME
+from leaderboard.registry.languages import language_name
 from leaderboard.selectors import model_facts
 from leaderboard.selectors.dataset_facts import boards_counting, euroeval_facts
 from leaderboard.selectors.formatting import (
@@ -38,7 +38,7 @@ from leaderboard.selectors.formatting import (
     metric_label,
     model_url,
 )
-from leaderboard.services.record_fields import DATASET_NAME
+from leaderboard.selectors.model_history import commit_history, short_commit
 
 # --- model page ---------------------------------------------------------------------
 

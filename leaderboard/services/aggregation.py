@@ -1,4 +1,4 @@
-"""Aggregation: read iteration scores (:mod:`.board_data`), rank them with a ranking method
+"""Aggregation: read iteration scores (:mod:`leaderboard.selectors.board_data`), rank them with a ranking method
 (:mod:`.board_compute`, :mod:`leaderboard.ranking`), write the cached ``Leaderboard`` /
 ``LeaderboardEntry`` rows and a ``LeaderboardRanking`` per method (:mod:`.board_write`),
 and record an ``AggregationRun`` audit row.
@@ -30,9 +30,18 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from leaderboard import board_registry
 from leaderboard.models import AggregationRun, JobStatus, Leaderboard, LeaderboardEntry, LeaderboardRanking
 from leaderboard.ranking import RankingMethod, UnknownMethod, get_method
+from leaderboard.registry import boards as board_registry
+from leaderboard.selectors.board_data import (  # noqa: F401  (re-exported)
+    BoardData,
+    DatasetInfo,
+    UnknownBoard,
+    board_datasets,
+    load_board_data,
+    suite_datasets,
+)
+from leaderboard.selectors.method_view import stored_ranking
 from leaderboard.services import board_lock
 from leaderboard.services.board_compute import (  # noqa: F401  (re-exported)
     ComputedBoard,
@@ -42,14 +51,6 @@ from leaderboard.services.board_compute import (  # noqa: F401  (re-exported)
     compute_language_board,
     group_members,
     plan_boards,
-)
-from leaderboard.services.board_data import (  # noqa: F401  (re-exported)
-    BoardData,
-    DatasetInfo,
-    UnknownBoard,
-    board_datasets,
-    load_board_data,
-    suite_datasets,
 )
 from leaderboard.services.board_write import write_board, write_ranking
 
@@ -188,12 +189,9 @@ def aggregate(
 def current_ranking(lb: Leaderboard, method_name: str) -> LeaderboardRanking:
     """``lb`` under ``method_name``: the stored ranking when it is as new as the board, else
     computed now (once) and stored. Raises UnknownMethod / UnknownBoard."""
-    method = get_method(method_name)
-    stored = LeaderboardRanking.objects.filter(leaderboard=lb, method=method.name).first()
-    fresh = stored is not None and stored.method_version == method.version
-    if fresh and (
-        stored.inputs_digest == lb.inputs_digest or (lb.generated_at and stored.generated_at >= lb.generated_at)
-    ):
+    stored = stored_ranking(lb, method_name)
+    if stored is not None:
         return stored
+    method = get_method(method_name)
     aggregate([lb.code], trigger="view", method=method)
     return LeaderboardRanking.objects.get(leaderboard=lb, method=method.name)

@@ -24,12 +24,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from leaderboard import board_registry, ranking
+from leaderboard import ranking
 from leaderboard.identity import suite_code, suite_language
-from leaderboard.languages import language_name
 from leaderboard.ranking.rank_sets import rank_sets_from_replicates
 from leaderboard.ranking.registry import RankingMethod
-from leaderboard.services.board_data import BoardData, DatasetInfo, EntryKey, UnknownBoard
+from leaderboard.registry import boards as board_registry
+from leaderboard.registry.languages import language_name
+from leaderboard.selectors.board_data import BoardData, DatasetInfo, EntryKey, UnknownBoard
 
 
 def _finite(x: float) -> float | None:

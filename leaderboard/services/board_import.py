@@ -3,7 +3,7 @@
 A board CSV (``leaderboards/<language>_<all|nlu>.csv`` of EuroEval/leaderboards) prints,
 per entry and dataset, ``mean ± x`` of the primary and secondary metric. Each such cell
 becomes one ``Evaluation`` with 10 ``IterationScore`` rows per metric chosen by
-:func:`leaderboard.board_cells.iteration_values`: their sample mean and standard error
+:func:`leaderboard.published.cells.iteration_values`: their sample mean and standard error
 are exactly the published ones, so the Welch tests, intervals and pooled spreads of every
 ranking method are those of the published summaries.
 
@@ -35,20 +35,19 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from evaluation.tasks import UnknownTask, board_metrics, get_task
-from leaderboard.board_cells import CellOutOfRange, MergedBoard, entry_identity, fractions
-from leaderboard.board_reproduction import best_reading
 from leaderboard.identity import (
     FULL_SPLIT,
     PUBLISHED,
-    RECONSTRUCTED_PREFIX,
     RECONSTRUCTED_REPOSITORY,
     reconstructed_fingerprint,
 )
-from leaderboard.languages import EUROEVAL_BOARD_CODES, EUROEVAL_GROUP_FILES
 from leaderboard.models import Dataset, DatasetVersion, Evaluation, IterationScore, LanguageModel, ModelType
-from leaderboard.published_boards import AMBIGUOUS_BUILD, BoardFormatError, parse_board
+from leaderboard.published.boards import AMBIGUOUS_BUILD, BoardFormatError, parse_board
+from leaderboard.published.cells import CellOutOfRange, MergedBoard, entry_identity, fractions
+from leaderboard.published.reproduction import best_reading
+from leaderboard.record_fields import InvalidRecord, model_id_field
+from leaderboard.registry.languages import EUROEVAL_BOARD_CODES, EUROEVAL_GROUP_FILES
 from leaderboard.services.model_metadata import fill_unknown
-from leaderboard.services.record_fields import InvalidRecord, model_id_field
 from leaderboard.services.results_import import ensure_languages
 
 REPOSITORY = RECONSTRUCTED_REPOSITORY
@@ -72,13 +71,6 @@ class BoardImportError(ValueError):
 def board_fingerprint(commit: str) -> str:
     """The dataset version of the cells of the boards at ``commit``."""
     return reconstructed_fingerprint(commit)
-
-
-def is_reconstructed(fingerprint: str) -> bool:
-    """Whether a dataset version holds cells of a published board: their iterations are
-    chosen to give the printed mean and interval, not real resamples, so iteration i of two
-    models is no pair."""
-    return fingerprint.startswith(RECONSTRUCTED_PREFIX)
 
 
 @dataclass(frozen=True)
@@ -131,7 +123,7 @@ class BoardImportReport:
 
 def read_language(files: list[BoardFile]) -> tuple[MergedBoard, dict[str, float]]:
     """The merged cells of a language's files, and per entry how its ambiguous cells are read
-    (:func:`leaderboard.board_reproduction.best_reading`)."""
+    (:func:`leaderboard.published.reproduction.best_reading`)."""
     boards = {}
     for board_file in files:
         try:

@@ -11,9 +11,10 @@ import io
 import numpy as np
 
 from leaderboard.models import Leaderboard, LeaderboardEntry, LeaderboardRanking
+from leaderboard.ranking import entry_token
+from leaderboard.selectors.board_data import EntryKey
 from leaderboard.services import snapshots
 from leaderboard.services.board_compute import ComputedBoard, _finite
-from leaderboard.services.board_data import EntryKey
 
 ENTRY_FIELDS = (
     "position",
@@ -86,11 +87,6 @@ def write_board(board: ComputedBoard, now) -> tuple[int, int]:
         lb.save()
         snapshots.record(lb, wanted, now)
     return len(wanted), changed
-
-
-def entry_token(key: EntryKey) -> str:
-    """``LeaderboardRanking.entries`` key of an entry: ``"<model pk>:<0/1>:<0/1>"``."""
-    return f"{key[0]}:{int(bool(key[1]))}:{int(bool(key[2]))}"
 
 
 def ranking_entries(board: ComputedBoard) -> dict[str, dict]:

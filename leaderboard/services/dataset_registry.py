@@ -33,9 +33,9 @@ from django.db import DatabaseError, transaction
 from django.db.models import Q
 
 from evaluation.datasets import SPLITS, DatasetContent, DatasetInfo, InvalidDataset, Refusal, discover
-from leaderboard.board_registry import boards_of
 from leaderboard.identity import RECONSTRUCTED_PREFIX, short_fingerprint
 from leaderboard.models import Dataset, DatasetVersion
+from leaderboard.registry.boards import boards_of
 from leaderboard.services.results_import import ensure_languages
 
 DESCRIPTIVE = ("source", "license", "citation", "description")

@@ -27,7 +27,6 @@ from django.utils import timezone
 
 from evaluation.compressed import TooLarge, gunzip_bounded
 from evaluation.examiner.taxonomy import exam_languages
-from leaderboard.dataset_plan import boards_of_datasets, plan_datasets
 from leaderboard.jobs import lifecycle
 from leaderboard.models import (
     LIVE_STATUSES,
@@ -40,6 +39,7 @@ from leaderboard.models import (
     Submission,
 )
 from leaderboard.public_text import public_reason
+from leaderboard.registry.dataset_plan import boards_of_datasets, plan_datasets
 from leaderboard.services import broker_probe
 from leaderboard.services.exam_import import MAX_DOCUMENT_BYTES, ExamImportError, import_exam
 

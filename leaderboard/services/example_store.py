@@ -17,7 +17,7 @@ from pathlib import Path
 from evaluation.examples import EXAMPLES_SUFFIX, MAX_COMPRESSED_BYTES, decode_examples
 from evaluation.tasks import UnknownTask, get_task
 from leaderboard.models import Evaluation, EvaluationExamples
-from leaderboard.services.record_fields import MAX_ITERATIONS
+from leaderboard.record_fields import MAX_ITERATIONS
 
 
 class InvalidExamples(ValueError):

@@ -28,16 +28,16 @@ from dataclasses import dataclass
 from django.db import DatabaseError, transaction
 
 from leaderboard.models import LanguageModel, PublishedSpeed
-from leaderboard.selectors.speed_kinds import KINDS, SpeedKind
-from leaderboard.services.import_report import ImportReport
-from leaderboard.services.model_metadata import fill_unknown
-from leaderboard.services.record_fields import (
+from leaderboard.record_fields import (
     MAX_ITERATIONS,
     InvalidRecord,
     count_field,
     model_id_field,
     text_field,
 )
+from leaderboard.selectors.speed_kinds import KINDS, SpeedKind
+from leaderboard.services.import_report import ImportReport
+from leaderboard.services.model_metadata import fill_unknown
 
 SPEED_TASK = "speed"
 MAX_SPEED = 1e9

@@ -1,6 +1,6 @@
 """Submission rate limits per client: checked before anything costs (a Hub call, a row).
 
-Two rolling windows per client (:func:`leaderboard.client_address.rate_key`: an IPv4
+Two rolling windows per client (:func:`leaderboard.web.client_address.rate_key`: an IPv4
 address or an IPv6 /64), staff exempt:
 
 * ``submissions``: ``GLOSSA_SUBMISSIONS_PER_DAY`` new submissions per 24 hours. The slot is
@@ -31,7 +31,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from leaderboard.client_address import rate_key
+from leaderboard.web.client_address import rate_key
 
 KEY_PREFIX = "glossa:rate:"
 

@@ -12,7 +12,7 @@ the site calls. The shape is the engine's validators' to decide
 from __future__ import annotations
 
 from evaluation.efficiency import validate_efficiency, validate_speed_report
-from leaderboard.services.record_fields import InvalidRecord
+from leaderboard.record_fields import InvalidRecord
 
 
 def _memory_matches(efficiency: dict) -> None:

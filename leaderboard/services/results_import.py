@@ -5,7 +5,7 @@ validation split). The same importer loads files published by others and the rec
 our own workers write. Rules (see the README):
 
 - files are JSONL, gzip-compressed when named ``*.gz``; blank lines are ignored;
-- every field is validated (:mod:`record_fields`); a malformed line or invalid record is
+- every field is validated (:mod:`leaderboard.record_fields`); a malformed line or invalid record is
   reported with its line number and skipped, and so is one the database refuses;
 - ``results.raw`` is a list of per-iteration dicts or ``{"test": [...]}``; metric names
   may carry a ``test_`` prefix; known score metrics are stored, the task's primary one is
@@ -37,7 +37,6 @@ from evaluation.tasks import METRIC_LABELS, NON_TASKS, TaskSpec, UnknownTask, ca
 from leaderboard.eee.files import read_results
 from leaderboard.eee.records import as_legacy
 from leaderboard.identity import FULL_SPLIT, PUBLISHED, Protocol
-from leaderboard.languages import default_board, language_name
 from leaderboard.models import (
     Dataset,
     Evaluation,
@@ -46,20 +45,7 @@ from leaderboard.models import (
     LanguageModel,
     ModelType,
 )
-from leaderboard.services import published_speed
-from leaderboard.services.efficiency_store import store_cost
-from leaderboard.services.example_store import (
-    CheckedExamples,
-    ExamplesNotFound,
-    InvalidExamples,
-    check_examples,
-    examples_for_import,
-    store_examples,
-)
-from leaderboard.services.import_report import ImportReport
-from leaderboard.services.model_metadata import TypeSource, apply_catalogue, fill_unknown
-from leaderboard.services.record_efficiency import check_efficiency
-from leaderboard.services.record_fields import (
+from leaderboard.record_fields import (
     CONTAMINATION_FIELDS,
     INTRINSIC_FIELDS,
     MAX_ITERATIONS,
@@ -79,6 +65,20 @@ from leaderboard.services.record_fields import (
     text_field,
     versions_field,
 )
+from leaderboard.registry.languages import default_board, language_name
+from leaderboard.services import published_speed
+from leaderboard.services.efficiency_store import store_cost
+from leaderboard.services.example_store import (
+    CheckedExamples,
+    ExamplesNotFound,
+    InvalidExamples,
+    check_examples,
+    examples_for_import,
+    store_examples,
+)
+from leaderboard.services.import_report import ImportReport
+from leaderboard.services.model_metadata import TypeSource, apply_catalogue, fill_unknown
+from leaderboard.services.record_efficiency import check_efficiency
 from leaderboard.services.score_scale import percent_metrics
 
 __all__ = [

@@ -5,9 +5,9 @@ the board's transaction and lock, so snapshots are in the order the boards were 
 
 from __future__ import annotations
 
-from leaderboard.board_history import changes
 from leaderboard.models import BoardSnapshot, LanguageModel, Leaderboard
 from leaderboard.ranking import entry_display_name
+from leaderboard.selectors.board_history import changes
 
 SNAPSHOT_ENTRY_FIELDS = ("position", "rank", "rank_score", "commit")
 

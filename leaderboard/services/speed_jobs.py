@@ -22,8 +22,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from leaderboard.models import LanguageModel, SpeedBenchmark, Submission
+from leaderboard.record_fields import InvalidRecord
 from leaderboard.services.record_efficiency import check_speed_report
-from leaderboard.services.record_fields import InvalidRecord
 
 logger = logging.getLogger("leaderboard.speed_jobs")
 

@@ -25,12 +25,12 @@ from django.utils import timezone
 from evaluation.datasets import discover
 from evaluation.errors import InvalidDataset
 from leaderboard import job_control
-from leaderboard.dataset_plan import plan_datasets
 from leaderboard.identity import FULL_SPLIT, Protocol
 from leaderboard.jobs import lifecycle
 from leaderboard.models import DatasetVersion, Submission
+from leaderboard.record_fields import InvalidRecord
+from leaderboard.registry.dataset_plan import plan_datasets
 from leaderboard.services.dataset_registry import Refused, SyncReport, register
-from leaderboard.services.record_fields import InvalidRecord
 from leaderboard.submission_progress import Progress
 
 logger = logging.getLogger("leaderboard.submission_job")

@@ -24,14 +24,14 @@ from django.db import DataError, IntegrityError, transaction
 from django.utils import timezone
 
 from leaderboard import job_control
-from leaderboard.dataset_plan import boards_of_datasets
 from leaderboard.jobs import lifecycle
 from leaderboard.models import LIVE_STATUSES, Submission, SubmissionStatus
+from leaderboard.record_fields import InvalidRecord
+from leaderboard.registry.dataset_plan import boards_of_datasets
 from leaderboard.services import exam_runs, submission_job
 from leaderboard.services.aggregation_queue import enqueue_aggregation
 from leaderboard.services.dispatch import dispatch_after_commit
 from leaderboard.services.example_store import InvalidExamples, check_examples
-from leaderboard.services.record_fields import InvalidRecord
 from leaderboard.services.results_import import SkipRecord, parse_record, store_record
 from leaderboard.services.submission_job import SUBMISSIONS, died_reason
 from leaderboard.services.submissions import SubmissionRefused

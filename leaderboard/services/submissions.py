@@ -1,5 +1,5 @@
 """Submissions: resolve a model and queue it once. Which datasets it is evaluated on is
-``leaderboard/dataset_plan.py``; the job its worker gets is ``submission_job.py``; what
+``leaderboard/registry/dataset_plan.py``; the job its worker gets is ``submission_job.py``; what
 happens to it afterwards (cancel, re-queue, the worker's events) is
 ``submission_lifecycle.py`` on the shared ``leaderboard/jobs/lifecycle.py``.
 
@@ -20,17 +20,17 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 
-from leaderboard.dataset_plan import (  # noqa: F401 (the submit form's and the submission page's)
-    board_choices,
-    boards_of_datasets,
-    plan_datasets,
-)
 from leaderboard.models import (
     ACTIVE_SUBMISSION_STATUSES,
     LanguageModel,
     ModelType,
     Submission,
     SubmissionStatus,
+)
+from leaderboard.registry.dataset_plan import (  # noqa: F401 (the submit form's and the submission page's)
+    board_choices,
+    boards_of_datasets,
+    plan_datasets,
 )
 from leaderboard.services.dispatch import dispatch_after_commit
 from leaderboard.services.exam_runs import start_for_submission

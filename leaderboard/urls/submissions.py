@@ -1,7 +1,7 @@
 from django.urls import path
 
-from leaderboard.http_cache import shared_for
 from leaderboard.views import submissions
+from leaderboard.web.http_cache import shared_for
 
 LIVE = 2  # seconds a shared cache may keep a page that follows work in progress
 

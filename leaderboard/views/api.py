@@ -1,7 +1,7 @@
-"""JSON / CSV API. Thin: the export service builds the documents.
+"""JSON / CSV API. Thin: the export selector (``selectors/export.py``) builds the documents.
 
 The JSON document of a board is cached whole per board version (the board, its entries
-and their models: ``selectors.board_version``; ``response_cache.py``), so a reader costs
+and their models: ``selectors.board_version``; ``web/response_cache.py``), so a reader costs
 two small queries, not a rebuild; an aggregation or a model edit changes the version."""
 
 from __future__ import annotations
@@ -11,9 +11,10 @@ import json
 from django.http import HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
 
-from leaderboard import http_cache, response_cache, selectors
+from leaderboard import selectors
 from leaderboard.models import Leaderboard
-from leaderboard.services.export import LeaderboardNotFound, leaderboard_csv, leaderboard_document
+from leaderboard.selectors.export import LeaderboardNotFound, leaderboard_csv, leaderboard_document
+from leaderboard.web import http_cache, response_cache
 
 
 def _document(code: str) -> HttpResponse:

@@ -15,10 +15,11 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from leaderboard import response_cache, selectors
+from leaderboard import selectors
 from leaderboard.eee.export import INSTANCES_SUFFIX, board_zip, evaluation_files
 from leaderboard.models import Evaluation, Leaderboard
-from leaderboard.services.export import LeaderboardNotFound
+from leaderboard.selectors.export import LeaderboardNotFound
+from leaderboard.web import response_cache
 
 
 def _evaluation(pk: int) -> Evaluation:

@@ -8,10 +8,11 @@ from django.http import Http404
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from leaderboard import charts, efficiency_charts, http_cache, response_cache
+from leaderboard import charts, efficiency_charts
 from leaderboard.models import Leaderboard
 from leaderboard.selectors import board_version
 from leaderboard.selectors.efficiency import COST_AXES, DEFAULT_AXIS, board_efficiency, efficiency_stamp
+from leaderboard.web import http_cache, response_cache
 
 
 @require_safe

@@ -6,9 +6,9 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
 
-from leaderboard import csv_safe, snapshot_selectors
-from leaderboard.board_history import changes
 from leaderboard.models import Leaderboard
+from leaderboard.selectors import snapshots
+from leaderboard.selectors.board_history import changes
 
 
 def _page(request) -> int:
@@ -22,40 +22,32 @@ def _page(request) -> int:
 def board_history(request, code: str):
     board = get_object_or_404(Leaderboard, code=code)
     page = _page(request)
-    rows = snapshot_selectors.history(code, page)
+    rows = snapshots.history(code, page)
     if not rows and page > 1:
         raise Http404("No such page of history.")
     return render(
         request,
         "leaderboard/board_history.html",
-        {"board": board, "rows": rows, "page": page, "more": len(rows) == snapshot_selectors.HISTORY_PAGE},
+        {"board": board, "rows": rows, "page": page, "more": len(rows) == snapshots.HISTORY_PAGE},
     )
 
 
 @require_safe
 def board_snapshot(request, code: str, pk: int):
-    snapshot = snapshot_selectors.find(code, pk)
+    snapshot = snapshots.find(code, pk)
     if snapshot is None:
         raise Http404(f"No snapshot {pk} of leaderboard {code!r}.")
     fmt = request.GET.get("format", "")
     filename = f"glossa-{code}-snapshot-{pk}"
     if fmt == "json":
-        response = JsonResponse(snapshot_selectors.export_document(snapshot), json_dumps_params={"ensure_ascii": False})
+        response = JsonResponse(snapshots.export_document(snapshot), json_dumps_params={"ensure_ascii": False})
     elif fmt == "csv":
-        response = HttpResponse(content_type="text/csv; charset=utf-8")
-        header, rows = snapshot_selectors.export_rows(snapshot)
-        writer = csv_safe.writer(response)
-        writer.writerow(header)
-        writer.writerows(rows)
+        response = HttpResponse(snapshots.snapshot_csv(snapshot), content_type="text/csv; charset=utf-8")
     elif fmt:
         raise Http404("Exports are ?format=json or ?format=csv.")
     else:
-        before = snapshot_selectors.previous(snapshot)
-        diff = (
-            changes(snapshot_selectors.as_dict(before), snapshot_selectors.as_dict(snapshot)).as_json()
-            if before
-            else None
-        )
+        before = snapshots.previous(snapshot)
+        diff = changes(snapshots.as_dict(before), snapshots.as_dict(snapshot)).as_json() if before else None
         names = [d.get("name") for d in snapshot.datasets]
         entries = [dict(e, cells=[(e.get("scores") or {}).get(n) for n in names]) for e in snapshot.entries]
         return render(

@@ -14,16 +14,17 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
-from leaderboard import charts, http_cache, response_cache, selectors
-from leaderboard.cache_keys import cache_key
+from leaderboard import charts, selectors
 from leaderboard.models import Dataset, Exam, Leaderboard
 from leaderboard.ranking import all_methods
-from leaderboard.selectors import examples
+from leaderboard.selectors import compare_board, examples, export
 from leaderboard.selectors.compare import compare_page
 from leaderboard.selectors.efficiency import model_efficiency
 from leaderboard.selectors.examiner import model_exam_results
 from leaderboard.selectors.stability import PAGE_MODELS, PAGE_REPEATS, dataset_stability
-from leaderboard.services import compare_board, export
+from leaderboard.services.method_rankings import queue_ranking
+from leaderboard.web import http_cache, response_cache
+from leaderboard.web.cache_keys import cache_key
 
 FIXED_COLUMNS = [
     ("rank", "Rank", ""),  # the rank columns are explained in words above the table (#rank-explained)
@@ -134,7 +135,7 @@ def board(request, code: str):
 def _board_page(
     request, code: str, filters: selectors.BoardFilters, row: Leaderboard, version: str, has_exam: bool = False
 ):
-    data = selectors.get_board(code, filters, board=row, version=version)
+    data = _get_board(code, filters, row, version)
     if data is None:
         raise Http404(f"No leaderboard {code!r}.")
     fixed = []
@@ -175,6 +176,15 @@ def _board_page(
     return render(request, "leaderboard/board.html", context)
 
 
+def _get_board(code: str, filters: selectors.BoardFilters, row: Leaderboard, version: str | None = None):
+    """The board as shown; a method whose ranking is not stored yet is queued (once per
+    board state) and the board shown under its own method meanwhile."""
+    data = selectors.get_board(code, filters, board=row, version=version)
+    if data is not None and data.pending_method:
+        queue_ranking(row, data.pending_method["name"])
+    return data
+
+
 @require_safe
 def board_export(request, code: str, fmt: str):
     if fmt not in ("csv", "json"):
@@ -183,7 +193,7 @@ def board_export(request, code: str, fmt: str):
     if row is None:
         raise Http404(f"No leaderboard {code!r}.")
     filters = selectors.BoardFilters.from_query(request.GET, selectors.sort_keys(row))
-    data = selectors.get_board(code, filters, board=row)
+    data = _get_board(code, filters, row)
     filename = f"glossa-{code}-leaderboard.{fmt}"
     document = export.shown_document(data)  # the API's document, filtered and ordered as shown
     if fmt == "json":

@@ -9,7 +9,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
-from leaderboard.client_address import client_address as find_client_address
 from leaderboard.forms import SubmissionForm
 from leaderboard.models import ExamRun, Submission, SubmissionStatus
 from leaderboard.public_text import public_reason
@@ -17,6 +16,7 @@ from leaderboard.selectors import queue as queue_selector
 from leaderboard.services import exam_runs, ratelimit
 from leaderboard.services import submissions as service
 from leaderboard.submission_progress import Progress
+from leaderboard.web.client_address import client_address as find_client_address
 
 LIVE_STATUSES = (SubmissionStatus.PENDING, SubmissionStatus.RUNNING)
 REFRESH_SECONDS = 5

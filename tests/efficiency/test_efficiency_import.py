@@ -9,8 +9,8 @@ import json
 import pytest
 
 from leaderboard.models import Evaluation, EvaluationCost, IterationScore
+from leaderboard.record_fields import InvalidRecord
 from leaderboard.services.record_efficiency import check_efficiency
-from leaderboard.services.record_fields import InvalidRecord
 from leaderboard.services.results_import import import_file, import_record
 from tests.support.efficiency import CPU, GPU, efficiency, remote_efficiency
 

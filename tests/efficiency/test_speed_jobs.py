@@ -16,8 +16,8 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 
 from leaderboard.models import LanguageModel, SpeedBenchmark, Submission, SubmissionStatus
+from leaderboard.record_fields import InvalidRecord
 from leaderboard.services import speed_jobs
-from leaderboard.services.record_fields import InvalidRecord
 from tests.support.efficiency import GPU, speed_report
 
 COMMIT = "c" * 40

@@ -114,7 +114,7 @@ EUROEVAL_LANGUAGES = [
 
 
 def test_every_euroeval_language_has_prompts_named_as_the_board_registry_names_it():
-    from leaderboard.languages import LANGUAGE_NAMES
+    from leaderboard.registry.languages import LANGUAGE_NAMES
 
     assert sorted(EUROEVAL_LANGUAGES) == sorted(LANGUAGES)
     assert {code: NAMES[code] for code in LANGUAGES} == {code: LANGUAGE_NAMES[code] for code in LANGUAGES}

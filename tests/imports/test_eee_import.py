@@ -20,8 +20,8 @@ from leaderboard.eee import files as eee_files
 from leaderboard.eee.records import as_legacy, legacy_record
 from leaderboard.eee.schema import schema_errors
 from leaderboard.models import Dataset, DatasetVersion, Evaluation, IterationScore, LanguageModel, Leaderboard
+from leaderboard.record_fields import InvalidRecord
 from leaderboard.services.aggregation import aggregate
-from leaderboard.services.record_fields import InvalidRecord
 from leaderboard.services.results_import import import_file, parse_record
 from tests.support.euroeval_eee import legacy_to_eee
 

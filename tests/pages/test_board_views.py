@@ -151,7 +151,7 @@ def test_a_download_skips_a_row_whose_entry_is_gone(da_board):
     """The page's rows are cached per board version; an entry deleted after they were read
     (a re-aggregation in between) is left out of the download instead of failing it."""
     from leaderboard import selectors
-    from leaderboard.services.export import document_csv, shown_document
+    from leaderboard.selectors.export import document_csv, shown_document
 
     board = selectors.get_board("da")
     gone = da_board.entries[1]

@@ -1,4 +1,4 @@
-"""Cache keys are normalised and bounded (leaderboard/cache_keys.py): a visitor's query
+"""Cache keys are normalised and bounded (leaderboard/web/cache_keys.py): a visitor's query
 strings cannot multiply the board caches or lengthen their keys."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.conf import settings
 
-from leaderboard.cache_keys import cache_key, normalise
+from leaderboard.web.cache_keys import cache_key, normalise
 
 
 def test_cache_key_normalises_and_bounds():

@@ -239,8 +239,8 @@ def test_compare_on_a_board_refuses_what_it_cannot_answer(client):
 @pytest.mark.django_db
 def test_compare_follows_the_method_the_board_was_viewed_with(client):
     from leaderboard.models import LanguageModel, Leaderboard
+    from leaderboard.ranking import entry_token
     from leaderboard.services.aggregation import current_ranking
-    from leaderboard.services.board_write import entry_token
     from tests.pages.builders import build_board
 
     build_board()

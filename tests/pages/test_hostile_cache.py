@@ -1,5 +1,5 @@
 """Whoever can write to the cache's Redis cannot run code in the web tier, nor change a page
-(leaderboard/cache_backend.py): entries are signed JSON, so a pickle, corrupt bytes, an
+(leaderboard/web/cache_backend.py): entries are signed JSON, so a pickle, corrupt bytes, an
 unsigned JSON page or an entry copied from another key is a miss and the page is built
 again. The real Redis cache backend (``REDIS_URL``), the real board pages."""
 
@@ -15,7 +15,7 @@ import redis
 from django.conf import settings
 from django.core.cache import cache
 
-from leaderboard.cache_backend import RejectedEntry, SignedJsonSerializer
+from leaderboard.web.cache_backend import RejectedEntry, SignedJsonSerializer
 
 pytestmark = pytest.mark.django_db
 

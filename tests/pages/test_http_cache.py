@@ -1,4 +1,4 @@
-"""HTTP caching (leaderboard/http_cache.py): what a shared cache and a browser may keep.
+"""HTTP caching (leaderboard/web/http_cache.py): what a shared cache and a browser may keep.
 
 Anonymous pages are public with ``s-maxage``, signed-in pages and forms are private, every
 answer varies on Cookie and Accept-Encoding, and a matching validator is a 304: for boards
@@ -95,7 +95,7 @@ def test_static_files_are_hashed_compressed_and_kept_a_year(tmp_path, settings, 
     from django.core.management import call_command
     from django.templatetags.static import static
 
-    from leaderboard.static_files import HashedStaticStorage
+    from leaderboard.web.static_files import HashedStaticStorage
 
     # Without collectstatic: the plain name (tests, development).
     assert static("js/charts.js") == "/static/js/charts.js"

@@ -1,4 +1,4 @@
-"""Whole responses cached for anonymous readers (leaderboard/response_cache.py): one render
+"""Whole responses cached for anonymous readers (leaderboard/web/response_cache.py): one render
 per board version and filters, served gzip-compressed or plain, never to signed-in users,
 and replaced as soon as an aggregation changes the board. Boards come from the real
 aggregation on PostgreSQL."""

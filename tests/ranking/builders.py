@@ -12,8 +12,8 @@ import numpy as np
 
 from evaluation.tasks import canonical_task, get_task
 from leaderboard.identity import PUBLISHED
-from leaderboard.languages import default_board
 from leaderboard.models import Dataset, Evaluation, IterationScore, Language, LanguageModel
+from leaderboard.registry.languages import default_board
 
 
 def language(code: str) -> Language:

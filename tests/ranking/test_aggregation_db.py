@@ -11,8 +11,8 @@ from django.core.management import CommandError, call_command
 
 from leaderboard import ranking
 from leaderboard.models import AggregationRun, Leaderboard, LeaderboardEntry
+from leaderboard.selectors.export import leaderboard_document
 from leaderboard.services.aggregation import UnknownBoard, aggregate, board_seed
-from leaderboard.services.export import leaderboard_document
 from tests.ranking.builders import add_evaluation, dataset, it
 
 pytestmark = pytest.mark.django_db

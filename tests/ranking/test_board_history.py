@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from bs4 import BeautifulSoup
 
-from leaderboard.board_history import changes, dataset_summary
 from leaderboard.csv_safe import neutralise
 from leaderboard.models import BoardSnapshot
+from leaderboard.selectors.board_history import changes, dataset_summary
 from leaderboard.services.aggregation import aggregate
 from tests.ranking.builders import add_evaluation, dataset
 from tests.ranking.builders import it as iteration_scores
@@ -146,6 +146,16 @@ def test_aggregations_keep_snapshots_and_pages_show_what_changed(danish, client)
     )
     assert rows[0][:3] == ["position", "rank", "model"] and len(rows) == 6
     assert "'" + hostile in [r[2] for r in rows]  # neutralised, not a formula
+    # The latest snapshot is the board as it stands: its CSV has the live board's columns,
+    # and the values a snapshot keeps are the board's.
+    live = list(csv.DictReader(io.StringIO(client.get("/api/leaderboards/da.csv").content.decode())))
+    past = list(
+        csv.DictReader(io.StringIO(client.get(f"/leaderboards/da/history/{second.pk}/?format=csv").content.decode()))
+    )
+    assert rows[0] == list(live[0].keys())
+    kept = [k for k in rows[0] if k.endswith("_primary_mean") or k in ("position", "rank", "model", "commit")]
+    assert [[r[k] for k in kept] for r in past] == [[r[k] for k in kept] for r in live]
+    assert all(r["num_model_parameters"] == "" for r in past)  # not kept by a snapshot: empty
     board_csv = list(csv.reader(io.StringIO(client.get("/leaderboards/da/export.csv").content.decode())))
     cells = {cell for row in board_csv for cell in row}
     assert "'" + hostile in cells and hostile not in cells

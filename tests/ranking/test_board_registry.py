@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from leaderboard import board_registry
 from leaderboard.models import Dataset, Language, LanguageGroup, Leaderboard, LeaderboardEntry
+from leaderboard.registry import boards as board_registry
 from leaderboard.services import submissions
 from leaderboard.services.aggregation import UnknownBoard, aggregate
 from leaderboard.services.dataset_registry import sync_datasets

@@ -15,8 +15,8 @@ from django.contrib.admin.models import LogEntry
 
 from evaluation.examples import encode_examples
 from leaderboard.models import EvaluationExamples, LeaderboardEntry
+from leaderboard.selectors.export import leaderboard_document
 from leaderboard.services.aggregation import aggregate
-from leaderboard.services.export import leaderboard_document
 from tests.ranking.builders import add_evaluation, dataset, it
 
 REPS = 40

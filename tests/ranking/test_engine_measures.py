@@ -9,8 +9,8 @@ import pytest
 from bs4 import BeautifulSoup
 
 from leaderboard.models import LeaderboardEntry
+from leaderboard.record_fields import CONTAMINATION_FIELDS, INTRINSIC_FIELDS, InvalidRecord, evidence_field
 from leaderboard.services.aggregation import aggregate
-from leaderboard.services.record_fields import CONTAMINATION_FIELDS, INTRINSIC_FIELDS, InvalidRecord, evidence_field
 from tests.ranking.builders import add_evaluation, dataset, it
 
 REPS = 40

@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
-from leaderboard.method_boards import MethodAgreement, MethodBoardFormatError, agreement, parse_method_board
 from leaderboard.models import Leaderboard, LeaderboardRanking
+from leaderboard.published.method_boards import MethodAgreement, MethodBoardFormatError, agreement, parse_method_board
 from leaderboard.ranking import (
     BoardRanking,
     RankingMethod,
@@ -30,9 +30,10 @@ from leaderboard.ranking import (
     win_probability,
 )
 from leaderboard.ranking.methods.euroeval_2026 import dropped_validation_entries, rank_category, tie_ranks
+from leaderboard.selectors.export import leaderboard_csv, leaderboard_document
+from leaderboard.selectors.method_ranks import entry_ranks
 from leaderboard.services.aggregation import aggregate
-from leaderboard.services.export import leaderboard_csv, leaderboard_document
-from leaderboard.services.method_ranks import entry_ranks
+from leaderboard.services.method_rankings import computed_ranking
 from leaderboard.services.results_import import import_file
 
 FIXTURE = Path(__file__).parent / "data" / "euroeval-2026"
@@ -69,14 +70,14 @@ def test_dutch_boards_reproduced_from_records(dutch_records, client):
     stored = LeaderboardRanking.objects.get(leaderboard=lb, method="euroeval-2026")
     assert stored.method_version == "2"
 
-    generative = agreement(expected(GENERATIVE), entry_ranks(lb, "euroeval-2026"))
-    all_models = agreement(expected(ALL_MODELS), entry_ranks(lb, "euroeval-2026", "all_models"))
+    generative = agreement(expected(GENERATIVE), entry_ranks(lb, computed_ranking(lb, "euroeval-2026")))
+    all_models = agreement(expected(ALL_MODELS), entry_ranks(lb, computed_ranking(lb, "euroeval-2026"), "all_models"))
     assert generative.compared == 134 and all_models.compared == 320
     assert within_euroeval_noise(generative), generative
     assert within_euroeval_noise(all_models), all_models
 
     # The same bounds reject the 2024 method on the same records: the test can fail.
-    old = agreement(expected(GENERATIVE), entry_ranks(lb, "euroeval-2024"))
+    old = agreement(expected(GENERATIVE), entry_ranks(lb, computed_ranking(lb, "euroeval-2024")))
     assert not within_euroeval_noise(old), old
 
     # The board itself still shows euroeval-2024, and its export says so; ?method= / --method
@@ -119,10 +120,11 @@ def test_dutch_boards_reproduced_from_records(dutch_records, client):
 def test_same_records_with_euroeval_2024_still_reproduce_the_april_board(dutch_records):
     from scipy import stats
 
-    from leaderboard.published_boards import parse_board
+    from leaderboard.published.boards import parse_board
 
     aggregate(["nl"], replicates=0, method="euroeval-2024")
-    ours = entry_ranks(Leaderboard.objects.get(code="nl"), "euroeval-2024")
+    nl = Leaderboard.objects.get(code="nl")
+    ours = entry_ranks(nl, computed_ranking(nl, "euroeval-2024"))
     published = parse_board((FIXTURE / "dutch_all_b31e10f1.csv").read_text(encoding="utf-8"))
     theirs = {m: s for m, s in zip(published.models, published.published) if np.isfinite(s)}
     assert {m for m, v in ours.items() if v[1] is not None} == set(theirs)

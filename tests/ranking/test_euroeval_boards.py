@@ -21,8 +21,10 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from evaluation.tasks import TASKS, board_metrics, get_task
-from leaderboard.board_cells import CellOutOfRange, entry_identity, fractions, iteration_values, merge_boards
-from leaderboard.board_reproduction import (
+from leaderboard.models import Dataset, Evaluation, LanguageGroup, LeaderboardEntry
+from leaderboard.published.boards import prints_standard_error
+from leaderboard.published.cells import CellOutOfRange, entry_identity, fractions, iteration_values, merge_boards
+from leaderboard.published.reproduction import (
     GroupCheck,
     best_reading,
     check_group,
@@ -33,12 +35,10 @@ from leaderboard.board_reproduction import (
     read_group,
     reproduce_language,
 )
-from leaderboard.models import Dataset, Evaluation, LanguageGroup, LeaderboardEntry
-from leaderboard.published_boards import prints_standard_error
 from leaderboard.ranking import entry_display_name
+from leaderboard.selectors.export import leaderboard_document
 from leaderboard.services.aggregation import aggregate
 from leaderboard.services.board_import import board_fingerprint
-from leaderboard.services.export import leaderboard_document
 from leaderboard.services.results_import import import_record
 
 BOARDS = Path(__file__).resolve().parents[2] / "data" / "results" / "euroeval-boards"

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
-from leaderboard.published_boards import BoardFormatError, agreement, parse_board
+from leaderboard.published.boards import BoardFormatError, agreement, parse_board
 
 TASK = "<a id={i} href='https://euroeval.com/tasks/{task}/' style='font-size: 12px;'>{title}</a>"
 DATASET = "<a href='https://euroeval.com/datasets/testish#{name}'>{col}</a>"

@@ -6,7 +6,7 @@ name; see ``data/README.md``). A published board gives the rank score of every e
 ``mean ± x`` of the primary metric per dataset, not the raw iteration scores; the Welch
 tests are rebuilt from (mean, s, n = 10) with s = x·√10/z, where z is 1.96 for a 95%
 half-width and 1 for a standard error (what ``±`` means on each board:
-``leaderboard/published_boards.py``).
+``leaderboard/published/boards.py``).
 
 Measured (2026-11-25): mean absolute difference 0.0029 (German, a 2025 board, 312 ranked
 entries), 0.0035 (Bosnian, a 2026 board, 203 ranked) and 0.0044 (Albanian, 2026, 195
@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from leaderboard.published_boards import agreement, parse_board
+from leaderboard.published.boards import agreement, parse_board
 
 DATA = Path(__file__).parent / "data"
 

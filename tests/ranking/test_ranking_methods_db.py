@@ -12,8 +12,9 @@ from django.conf import settings
 from django.core.management import CommandError, call_command
 
 from leaderboard.models import AggregationRun, Leaderboard, LeaderboardRanking
+from leaderboard.selectors.export import board_document, leaderboard_document
 from leaderboard.services.aggregation import aggregate, current_ranking
-from leaderboard.services.export import leaderboard_document
+from leaderboard.services.method_rankings import computed_ranking
 from tests.ranking.builders import add_evaluation, dataset, it
 
 pytestmark = pytest.mark.django_db
@@ -47,7 +48,7 @@ def test_the_deployment_method_is_a_setting(boards, settings):  # noqa: F811
     sv = Leaderboard.objects.get(code="sv")
     assert (sv.method, sv.method_version) == ("euroeval-2026", "2")
     assert leaderboard_document("sv")["method"] == {"name": "euroeval-2026", "version": "2"}
-    assert leaderboard_document("sv", "euroeval-2024", compute=True)["method"] == {
+    assert board_document(sv, computed_ranking(sv, "euroeval-2024"))["method"] == {
         "name": "euroeval-2024",
         "version": "4",
     }

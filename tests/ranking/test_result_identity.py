@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from leaderboard.models import Evaluation, IterationScore, LeaderboardEntry
+from leaderboard.selectors.export import leaderboard_document
 from leaderboard.services.aggregation import aggregate
-from leaderboard.services.export import leaderboard_document
 from tests.ranking.builders import add_evaluation, dataset, it, model
 
 pytestmark = pytest.mark.django_db

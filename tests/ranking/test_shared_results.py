@@ -8,8 +8,8 @@ from scipy import stats
 
 from leaderboard.models import Evaluation, Leaderboard, LeaderboardEntry
 from leaderboard.ranking import get_method
+from leaderboard.selectors.export import leaderboard_document
 from leaderboard.services.aggregation import aggregate
-from leaderboard.services.export import leaderboard_document
 from tests.ranking.builders import load_results_file
 
 pytestmark = pytest.mark.django_db
@@ -78,8 +78,8 @@ def test_printed_ranks_do_not_move_with_the_seed(shared_results_file, monkeypatc
     replicates). Version 1's rule (overlapping bootstrap intervals) is measured alongside:
     it does not hold, which is what this test would catch coming back."""
     from leaderboard.ranking import significance_groups
+    from leaderboard.selectors.board_data import board_datasets, load_board_data
     from leaderboard.services import board_compute
-    from leaderboard.services.board_data import board_datasets, load_board_data
 
     load_results_file(shared_results_file)
     available = board_datasets()

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from leaderboard.models import Dataset, Evaluation, LeaderboardEntry, Submission, SubmissionStatus
-from leaderboard.services.export import leaderboard_document
+from leaderboard.selectors.export import leaderboard_document
 
 from .conftest import SMOL
 from .worker import wait_for

@@ -7,8 +7,8 @@ import threading
 import pytest
 from django.test import override_settings
 
-from leaderboard.client_address import client_address, rate_key
 from leaderboard.services import ratelimit
+from leaderboard.web.client_address import client_address, rate_key
 
 
 @override_settings(SUBMISSIONS_PER_DAY=3)

@@ -11,7 +11,7 @@ import pytest
 
 from evaluation.datasets import discover
 from evaluation.runner import EvaluationSettings, evaluate_model
-from leaderboard.languages import default_board
+from leaderboard.registry.languages import default_board
 from scripts.seed_suite import datasets_for
 
 REPO = Path(__file__).resolve().parents[2]

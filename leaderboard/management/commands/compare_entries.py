@@ -6,7 +6,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from leaderboard.models import Leaderboard
 from leaderboard.ranking import UnknownMethod
-from leaderboard.services.compare import EntryNotOnBoard, compare_entries
+from leaderboard.selectors.compare_entries import EntryNotOnBoard, compare_entries
+from leaderboard.services.aggregation import current_ranking
 
 
 class Command(BaseCommand):
@@ -19,14 +20,16 @@ class Command(BaseCommand):
         parser.add_argument("code", help="Board code, e.g. da, nl, scandinavian.")
         parser.add_argument("a", help='Entry name as the board shows it, e.g. "org/model (zero-shot)".')
         parser.add_argument("b")
-        parser.add_argument("--method", default=None, help="Ranking method (default: the one the board shows).")
+        parser.add_argument(
+            "--method", default=None, help="Ranking method (default: the one the board shows); computed once if needed."
+        )
 
     def handle(self, *args, code, a, b, method=None, **options):
         lb = Leaderboard.objects.filter(code=code).first()
         if lb is None:
             raise CommandError(f"no leaderboard {code!r}")
         try:
-            result = compare_entries(lb, a, b, method)
+            result = compare_entries(lb, a, b, current_ranking(lb, method or lb.method))
         except (EntryNotOnBoard, UnknownMethod) as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(json.dumps(result, indent=2, ensure_ascii=False))

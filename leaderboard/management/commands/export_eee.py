@@ -6,7 +6,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from leaderboard.eee.export import selected_evaluations, write_files
-from leaderboard.services.export import LeaderboardNotFound
+from leaderboard.selectors.export import LeaderboardNotFound
 
 
 class Command(BaseCommand):

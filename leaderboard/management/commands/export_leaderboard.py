@@ -5,7 +5,8 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from leaderboard.ranking import UnknownMethod
-from leaderboard.services.export import LeaderboardNotFound, leaderboard_csv, leaderboard_document
+from leaderboard.selectors.export import LeaderboardNotFound, board_document, document_csv, get_leaderboard
+from leaderboard.services.method_rankings import computed_ranking
 
 
 class Command(BaseCommand):
@@ -20,11 +21,11 @@ class Command(BaseCommand):
 
     def handle(self, *args, code, format, method=None, **options):
         try:
-            if format == "csv":
-                self.stdout.write(leaderboard_csv(code, method, compute=True), ending="")
-            else:
-                self.stdout.write(
-                    json.dumps(leaderboard_document(code, method, compute=True), indent=2, ensure_ascii=False)
-                )
+            lb = get_leaderboard(code)
+            document = board_document(lb, computed_ranking(lb, method))
         except (LeaderboardNotFound, UnknownMethod) as exc:
             raise CommandError(str(exc)) from None
+        if format == "csv":
+            self.stdout.write(document_csv(document), ending="")
+        else:
+            self.stdout.write(json.dumps(document, indent=2, ensure_ascii=False))

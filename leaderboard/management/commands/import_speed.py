@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from leaderboard.services.record_fields import InvalidRecord
+from leaderboard.record_fields import InvalidRecord
 from leaderboard.services.speed_jobs import MAX_REPORT_BYTES, import_report_file
 
 

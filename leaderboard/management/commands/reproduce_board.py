@@ -8,15 +8,15 @@ all_models`` (the default for a file named ``*all_models*``) compares EuroEval's
 ``--records`` re-ranks a board of EuroEval/leaderboards (``<language>_<all|nlu>.csv``, or a
 group's) from what ``import_board`` stores instead: the language's two files merged (its
 sibling beside it), each cell as its reconstructed iterations; a group from its languages'
-files beside it (``leaderboard/board_reproduction.py``)."""
+files beside it (``leaderboard/published/reproduction.py``)."""
 
 from pathlib import Path
 
 import numpy as np
 from django.core.management.base import BaseCommand, CommandError
 
-from leaderboard import method_boards
-from leaderboard.published_boards import BoardFormatError, agreement, parse_board
+from leaderboard.published import method_boards
+from leaderboard.published.boards import BoardFormatError, agreement, parse_board
 
 
 class Command(BaseCommand):
@@ -77,8 +77,9 @@ class Command(BaseCommand):
 
     def compare_method_board(self, text, path, code, method, view, show):
         from leaderboard.models import Leaderboard
+        from leaderboard.selectors.method_ranks import entry_ranks
         from leaderboard.services.aggregation import UnknownMethod
-        from leaderboard.services.method_ranks import entry_ranks
+        from leaderboard.services.method_rankings import computed_ranking
 
         if not code:
             raise CommandError("a new-method board CSV is compared with a board here: give --board CODE")
@@ -90,7 +91,7 @@ class Command(BaseCommand):
         if lb is None:
             raise CommandError(f"no board {code!r} here: import the records behind {path} and aggregate first")
         try:
-            ours = entry_ranks(lb, method, view)
+            ours = entry_ranks(lb, computed_ranking(lb, method), view)
         except UnknownMethod as exc:
             raise CommandError(str(exc)) from None
         result = method_boards.agreement(published, ours)
@@ -114,8 +115,8 @@ class Command(BaseCommand):
             self.stdout.write(f"  {s:6.3f} published, {ours[m][1]:7.3f} ours  {m}")
 
     def from_records(self, path: Path):
-        from leaderboard import board_reproduction as br
-        from leaderboard.languages import EUROEVAL_BOARD_CODES, EUROEVAL_GROUP_FILES
+        from leaderboard.published import reproduction as br
+        from leaderboard.registry.languages import EUROEVAL_BOARD_CODES, EUROEVAL_GROUP_FILES
         from leaderboard.services.board_import import BoardFile, BoardImportError
 
         try:

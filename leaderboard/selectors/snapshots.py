@@ -1,14 +1,16 @@
 """Reads of board history (``BoardSnapshot``): the changes a board page shows, the history
 list, and one past board as a page or an export. The diff itself is pure
-(:mod:`leaderboard.board_history`)."""
+(:mod:`leaderboard.selectors.board_history`). A past board's CSV has the columns of the live
+board's (:func:`leaderboard.selectors.export.document_csv`), so the two line up; what a
+snapshot does not keep (rank sets, model facts, secondary metrics...) is left empty."""
 
 from __future__ import annotations
 
-from leaderboard.board_history import changes
 from leaderboard.models import BoardSnapshot
+from leaderboard.selectors.board_history import changes
+from leaderboard.selectors.export import document_csv
 
 HISTORY_PAGE = 30
-SNAPSHOT_COLUMNS = ("position", "rank", "model", "few_shot", "validation_split", "rank_score", "ci_low", "ci_high")
 
 
 def as_dict(snapshot: BoardSnapshot) -> dict:
@@ -47,7 +49,7 @@ def history(code: str, page: int = 1) -> list[dict]:
 
 
 def find(code: str, pk: int) -> BoardSnapshot | None:
-    return BoardSnapshot.objects.filter(leaderboard_id=code, pk=pk).first()
+    return BoardSnapshot.objects.filter(leaderboard_id=code, pk=pk).select_related("leaderboard").first()
 
 
 def previous(snapshot: BoardSnapshot) -> BoardSnapshot | None:
@@ -70,16 +72,28 @@ def export_document(snapshot: BoardSnapshot) -> dict:
     return doc
 
 
-def export_rows(snapshot: BoardSnapshot) -> tuple[list[str], list[list]]:
-    names = [d["name"] for d in snapshot.datasets]
-    header = list(SNAPSHOT_COLUMNS) + ["commit"] + names + ["method", "method_version"]
-    rows = []
-    for e in snapshot.entries:
-        low, high = e.get("ci") or (None, None)
-        rows.append(
-            [e["position"], e.get("rank"), e["model"], e["few_shot"], e["validation_split"], e.get("rank_score")]
-            + [low, high, e.get("commit", "")]
-            + [(e.get("scores") or {}).get(n) for n in names]
-            + [snapshot.method, snapshot.method_version]
-        )
-    return header, rows
+def snapshot_csv(snapshot: BoardSnapshot) -> str:
+    """A past board as CSV, in the live board's schema (:func:`document_csv`)."""
+    metrics = {d.get("name"): d.get("primary_metric") for d in snapshot.datasets}
+    entries = [
+        {
+            **{k: e.get(k) for k in ("position", "rank", "model", "few_shot", "validation_split", "rank_score")},
+            "name": e.get("name") or e["model"],
+            "rank_score_ci": e.get("ci"),
+            "commit": e.get("commit") or None,
+            "scores": {
+                name: {"primary": {"metric": metrics.get(name), "mean": mean}}
+                for name, mean in (e.get("scores") or {}).items()
+            },
+        }
+        for e in snapshot.entries
+    ]
+    return document_csv(
+        {
+            "kind": snapshot.leaderboard.kind,
+            "datasets": snapshot.datasets,
+            "boards": sorted({d["board"] for d in snapshot.datasets if d.get("board")}),
+            "method": {"name": snapshot.method, "version": snapshot.method_version},
+            "entries": entries,
+        }
+    )

@@ -6,8 +6,8 @@ records: per dataset, one Welch walk over every entry with a result (σ is the s
 their means), then task → language means over the category's datasets (``nlu``: its NLU
 tasks; ``all``: every task but the orthogonal ones). A group board's rank score is the mean
 of its languages' rank scores. So a language is reproduced from the merged cells of both its
-files (:func:`leaderboard.board_cells.merge_boards`), each cell turned into the iteration
-values :func:`leaderboard.board_cells.fractions` chooses, ranked by
+files (:func:`leaderboard.published.cells.merge_boards`), each cell turned into the iteration
+values :func:`leaderboard.published.cells.fractions` chooses, ranked by
 :func:`leaderboard.ranking.dataset_rank_scores` (the walk the site runs on stored scores).
 
 Cells written by EuroEval's ``16.17.0.dev0`` builds print either ``±``: those builds wrote
@@ -34,8 +34,8 @@ import numpy as np
 from scipy import stats
 
 from evaluation.tasks import get_task
-from leaderboard.board_cells import CellOutOfRange, MergedBoard, fractions, merge_boards, read_ambiguous_as
-from leaderboard.published_boards import PublishedBoard, parse_board, parse_group_board, parse_group_languages
+from leaderboard.published.boards import PublishedBoard, parse_board, parse_group_board, parse_group_languages
+from leaderboard.published.cells import CellOutOfRange, MergedBoard, fractions, merge_boards, read_ambiguous_as
 from leaderboard.ranking import Z95, aggregate_tasks, dataset_rank_scores
 
 KINDS = ("all", "nlu")

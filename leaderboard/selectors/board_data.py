@@ -1,5 +1,5 @@
 """Loading a board's data for aggregation: which datasets a board counts and every entry's
-iteration scores on them (read-only; :mod:`leaderboard.services.aggregation` computes and writes).
+iteration scores on them (read-only, so a selector; :mod:`leaderboard.services.aggregation` computes and writes).
 
 What counts. A board counts, for each of its datasets, only evaluations on that
 dataset's board version (``Dataset.board_version``) under its board protocol
@@ -36,7 +36,7 @@ from leaderboard.identity import (
     suite_language,
 )
 from leaderboard.models import Dataset, DatasetVersion, Evaluation, EvaluationExamples, IterationScore
-from leaderboard.suite import suite_protocol
+from leaderboard.registry.suite import suite_protocol
 
 log = logging.getLogger(__name__)
 
@@ -198,9 +198,9 @@ def board_datasets() -> dict[str, list[DatasetInfo]]:
     )
     infos = [info for info in map(_dataset_info, qs) if info is not None]
     counted = _datasets_with_counted_scores(infos)
-    languages = {ds.pk: {lang.board for lang in ds.languages.all()} for ds in qs}
+    feeds = {ds.pk: ds.boards() for ds in qs}
     for info in infos:
-        for board in languages[info.pk]:
+        for board in feeds[info.pk]:
             boards[board][info.pk] = info
     return {
         code: sorted(by_pk.values(), key=lambda i: i.name) for code, by_pk in boards.items() if by_pk.keys() & counted
@@ -302,7 +302,7 @@ def suite_datasets() -> dict[str, list[DatasetInfo]]:
         except UnknownTask:
             continue
         info = DatasetInfo.counting(ds, spec, version.pk, version.fingerprint, protocol)
-        for board in {lang.board for lang in ds.languages.all()}:
+        for board in ds.boards():
             boards[suite_code(board)].append(info)
     return {code: sorted(infos, key=lambda i: i.name) for code, infos in boards.items()}
 

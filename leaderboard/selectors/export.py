@@ -5,15 +5,17 @@ dataset fingerprint) and ``protocol`` it counts; each entry's score carries its
 ``dataset_version``; each entry names the model ``commit`` it shows and lists under
 ``excluded`` ([{dataset, reason, ...}]) the scores it has that the board does not count.
 The document names the ranking ``method`` (name and version) that produced its ranks; a
-board can be exported under another registered method (``method=``), see
-:mod:`leaderboard.services.method_view`.
+board can be exported under another registered method (``method=``) once that ranking is
+stored, see :mod:`leaderboard.selectors.method_view` (a command computes it first:
+:func:`leaderboard.services.method_rankings.computed_ranking`, then :func:`board_document`).
 
 Built from the cached ``Leaderboard`` / ``LeaderboardEntry`` rows, so pages, the API and
 ``manage.py export_leaderboard`` all show the same numbers. Means and intervals are ×100.
 
 This is the one export of a board: a board page's downloads are this document
 filtered to the entries the page shows, in the page's order (:func:`shown_document`), and
-its CSV is the same flat table (:func:`document_csv`).
+its CSV is the same flat table (:func:`document_csv`), and so is a past board's
+(``selectors.snapshots.snapshot_csv``).
 """
 
 from __future__ import annotations
@@ -24,9 +26,9 @@ from django.urls import reverse
 
 from evaluation.model_types import GenerativeType
 from leaderboard import csv_safe
-from leaderboard.models import LanguageModel, Leaderboard, ModelType
+from leaderboard.models import LanguageModel, Leaderboard, LeaderboardRanking, ModelType
 from leaderboard.ranking import entry_display_name
-from leaderboard.services.method_view import apply_ranking, method_info, ranking_for
+from leaderboard.selectors.method_view import apply_ranking, method_info, ranking_for
 
 
 class LeaderboardNotFound(LookupError):
@@ -49,12 +51,16 @@ def get_leaderboard(code: str) -> Leaderboard:
         raise LeaderboardNotFound(f"no leaderboard {code!r} (known: {known})") from None
 
 
-def leaderboard_document(code: str, method: str | None = None, *, compute: bool = False) -> dict:
+def leaderboard_document(code: str, method: str | None = None) -> dict:
     """The board as the export contract describes it, under ``method`` (default: the
-    method its entries show); raises LeaderboardNotFound (and UnknownMethod, and
-    RankingPending unless ``compute``: see ``method_view.ranking_for``)."""
+    method its entries show); raises LeaderboardNotFound, UnknownMethod, and RankingPending
+    when that method's ranking is not stored (``method_view.ranking_for``)."""
     lb = get_leaderboard(code)
-    ranking = ranking_for(lb, method, compute=compute)
+    return board_document(lb, ranking_for(lb, method))
+
+
+def board_document(lb: Leaderboard, ranking: LeaderboardRanking | None) -> dict:
+    """``lb``'s export document with ``ranking`` laid over its entries (None: its own)."""
     entries = []
     eee_url = reverse("api-evaluation-eee", args=[0]).replace("/0/", "/{}/")  # one reverse per document
     ranked = apply_ranking(list(lb.entries.select_related("model").order_by("position")), ranking)
@@ -142,87 +148,81 @@ def shown_document(board) -> dict:
     }
 
 
-def leaderboard_csv(code: str, method: str | None = None, *, compute: bool = False) -> str:
+def leaderboard_csv(code: str, method: str | None = None) -> str:
     """The board's document as CSV (:func:`document_csv`)."""
-    return document_csv(leaderboard_document(code, method, compute=compute))
+    return document_csv(leaderboard_document(code, method))
+
+
+ENTRY_COLUMNS = (
+    "position",
+    "rank",
+    "model",
+    "name",
+    "few_shot",
+    "validation_split",
+    "rank_score",
+    "rank_score_ci_low",
+    "rank_score_ci_high",
+    "rank_marginal_low",
+    "rank_marginal_high",
+    "rank_simultaneous_low",
+    "rank_simultaneous_high",
+    "p_above_next",
+    "num_model_parameters",
+    "generative_type",
+    "model_type",
+    "commit",
+)
+DATASET_COLUMNS = (
+    "primary_metric",
+    "primary_mean",
+    "primary_ci",
+    "secondary_metric",
+    "secondary_mean",
+    "secondary_ci",
+    "rank_score",
+)
 
 
 def document_csv(doc: dict) -> str:
     """One row per entry, flat columns (``<dataset>_primary_mean`` etc.); the last two
-    columns name the ranking method and its version. Cells are neutralised (``csv_safe``)."""
-    tasks: list[str] = []
-    for ds in doc["datasets"]:
-        if ds["task"] not in tasks:
-            tasks.append(ds["task"])
+    columns name the ranking method and its version. A field the document lacks is an empty
+    cell. Cells are neutralised (``csv_safe``)."""
+    tasks = list(dict.fromkeys(ds["task"] for ds in doc["datasets"] if ds.get("task")))
     names = [ds["name"] for ds in doc["datasets"]] if doc["kind"] == "language" else []
-    header = [
-        "position",
-        "rank",
-        "model",
-        "name",
-        "few_shot",
-        "validation_split",
-        "rank_score",
-        "rank_score_ci_low",
-        "rank_score_ci_high",
-        "rank_marginal_low",
-        "rank_marginal_high",
-        "rank_simultaneous_low",
-        "rank_simultaneous_high",
-        "p_above_next",
-        "num_model_parameters",
-        "generative_type",
-        "model_type",
-    ]
-    if doc["kind"] == "language":
-        header += [f"task_{t}_rank_score" for t in tasks]
-        for name in names:
-            header += [
-                f"{name}_primary_metric",
-                f"{name}_primary_mean",
-                f"{name}_primary_ci",
-                f"{name}_secondary_metric",
-                f"{name}_secondary_mean",
-                f"{name}_secondary_ci",
-                f"{name}_rank_score",
-            ]
-    else:
-        header += [f"{b}_rank_score" for b in doc.get("boards", [])]
-    header += ["missing_datasets", "method", "method_version"]
     buf = io.StringIO()
     writer = csv_safe.writer(buf, lineterminator="\n")
-    writer.writerow(header)
+    writer.writerow(_csv_header(doc, tasks, names))
     for e in doc["entries"]:
-        ci = e["rank_score_ci"] or [None, None]
-        marginal = e.get("rank_set_marginal") or [None, None]
-        simultaneous = e.get("rank_set_simultaneous") or [None, None]
-        row = [
-            e["position"],
-            e["rank"],
-            e["model"],
-            e["name"],
-            e["few_shot"],
-            e["validation_split"],
-            e["rank_score"],
-            ci[0],
-            ci[1],
-            *marginal,
-            *simultaneous,
-            e.get("p_above_next"),
-            e["num_model_parameters"],
-            e["generative_type"],
-            e["model_type"],
-        ]
-        if doc["kind"] == "language":
-            row += [e["task_rank_scores"].get(t) for t in tasks]
-            for name in names:
-                s = e["scores"].get(name) or {}
-                for part in ("primary", "secondary"):
-                    m = s.get(part) or {}
-                    row += [m.get("metric"), m.get("mean"), m.get("ci")]
-                row.append(s.get("rank_score"))
-        else:
-            row += [e["language_rank_scores"].get(b) for b in doc.get("boards", [])]
-        row += [";".join(e["missing_datasets"] or []), doc["method"]["name"], doc["method"]["version"]]
-        writer.writerow([_fmt(v) for v in row])
+        writer.writerow([_fmt(v) for v in _csv_row(doc, e, tasks, names)])
     return buf.getvalue()
+
+
+def _csv_header(doc: dict, tasks: list[str], names: list[str]) -> list[str]:
+    header = list(ENTRY_COLUMNS)
+    if doc["kind"] == "language":
+        header += [f"task_{t}_rank_score" for t in tasks]
+        header += [f"{name}_{column}" for name in names for column in DATASET_COLUMNS]
+    else:
+        header += [f"{b}_rank_score" for b in doc.get("boards", [])]
+    return header + ["missing_datasets", "method", "method_version"]
+
+
+def _csv_row(doc: dict, e: dict, tasks: list[str], names: list[str]) -> list:
+    ci = e.get("rank_score_ci") or [None, None]
+    marginal = e.get("rank_set_marginal") or [None, None]
+    simultaneous = e.get("rank_set_simultaneous") or [None, None]
+    row = [e["position"], e["rank"], e["model"], e["name"], e["few_shot"], e["validation_split"], e["rank_score"]]
+    row += [ci[0], ci[1], *marginal, *simultaneous, e.get("p_above_next")]
+    row += [e.get(k) for k in ("num_model_parameters", "generative_type", "model_type", "commit")]
+    if doc["kind"] == "language":
+        row += [(e.get("task_rank_scores") or {}).get(t) for t in tasks]
+        for name in names:
+            s = (e.get("scores") or {}).get(name) or {}
+            for part in ("primary", "secondary"):
+                m = s.get(part) or {}
+                row += [m.get("metric"), m.get("mean"), m.get("ci")]
+            row.append(s.get("rank_score"))
+    else:
+        row += [(e.get("language_rank_scores") or {}).get(b) for b in doc.get("boards", [])]
+    return row + [";".join(e.get("missing_datasets") or []), doc["method"]["name"], doc["method"]["version"]]

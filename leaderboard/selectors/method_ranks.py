@@ -1,18 +1,19 @@
 """Read a board's ranks under a method, by entry name: for comparisons with published boards
-(``reproduce_board``) and tests."""
+(``reproduce_board``, which computes the ranking first) and tests."""
 
 from __future__ import annotations
 
-from leaderboard.models import LanguageModel, Leaderboard
+from leaderboard.models import LanguageModel, Leaderboard, LeaderboardRanking
 from leaderboard.ranking import entry_display_name
-from leaderboard.services.method_view import ranking_for
 
 
-def entry_ranks(lb: Leaderboard, method: str, view: str = "board") -> dict[str, tuple[int | None, float | None]]:
-    """Entry display name → (rank, rank score) on ``lb`` under ``method`` (computed once if
-    needed); ``view`` ``"board"`` is the board's ranking, any other name a ranking the method
-    stores per entry under ``extra[view]`` (``euroeval-2026``: ``all_models``)."""
-    stored = ranking_for(lb, method, compute=True)
+def entry_ranks(
+    lb: Leaderboard, stored: LeaderboardRanking | None, view: str = "board"
+) -> dict[str, tuple[int | None, float | None]]:
+    """Entry display name → (rank, rank score) on ``lb`` under the ranking ``stored`` (None:
+    the method its entries show); ``view`` ``"board"`` is the board's ranking, any other name
+    a ranking the method stores per entry under ``extra[view]`` (``euroeval-2026``:
+    ``all_models``)."""
     if stored is not None:
         decided = {tuple(int(p) for p in token.split(":")): v for token, v in stored.entries.items()}
     else:

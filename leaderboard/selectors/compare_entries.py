@@ -9,10 +9,8 @@ import math
 
 import numpy as np
 
-from leaderboard.models import Leaderboard, LeaderboardEntry
-from leaderboard.ranking import entry_display_name, win_probability
-from leaderboard.services.aggregation import current_ranking
-from leaderboard.services.board_write import entry_token
+from leaderboard.models import Leaderboard, LeaderboardEntry, LeaderboardRanking
+from leaderboard.ranking import entry_display_name, entry_token, win_probability
 
 
 class EntryNotOnBoard(LookupError):
@@ -32,10 +30,9 @@ def _diff(x, y) -> float | None:
     return x - y
 
 
-def compare_entries(lb: Leaderboard, a: str, b: str, method: str | None = None) -> dict:
-    """``a`` against ``b`` (entry display names) on ``lb`` under ``method`` (default: the
-    board's own). Raises EntryNotOnBoard, UnknownMethod."""
-    ranking = current_ranking(lb, method or lb.method)
+def compare_entries(lb: Leaderboard, a: str, b: str, ranking: LeaderboardRanking) -> dict:
+    """``a`` against ``b`` (entry display names) on ``lb`` under ``ranking`` (a stored one, of
+    any method: ``compare_entries`` computes it first). Raises EntryNotOnBoard."""
     entries = {name: _entry(lb, name) for name in (a, b)}
     decided = {
         name: ranking.entries.get(entry_token((e.model_id, e.few_shot, e.validation_split)))

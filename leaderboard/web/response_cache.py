@@ -24,8 +24,8 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_vary_headers
 from django.utils.http import http_date
 
-from leaderboard import http_cache
-from leaderboard.cache_keys import cache_key
+from leaderboard.web import http_cache
+from leaderboard.web.cache_keys import cache_key
 
 TTL = 600  # seconds; a new board version is a new key anyway
 

@@ -1,13 +1,13 @@
 """Which datasets a submission is evaluated on, and which boards datasets feed: reads of the
-registry and the data directory, beside ``board_registry.py``."""
+registry and the data directory, beside ``boards.py``."""
 
 from __future__ import annotations
 
 from django.conf import settings
 
 from evaluation.datasets import discover
-from leaderboard.languages import language_name
 from leaderboard.models import Dataset
+from leaderboard.registry.languages import language_name
 
 
 def available_dataset_names() -> set[str]:
@@ -29,7 +29,7 @@ def board_choices() -> list[tuple[str, str]]:
     boards: set[str] = set()
     for dataset in suite_datasets():
         if dataset.name in available:
-            boards.update(lang.board for lang in dataset.languages.all())
+            boards.update(dataset.boards())
     return [(code, f"{language_name(code)} ({code})") for code in sorted(boards, key=language_name)]
 
 
@@ -45,8 +45,7 @@ def plan_datasets(boards: list[str] | None) -> tuple[list[str], list[str]]:
     available = available_dataset_names()
     planned, missing = [], []
     for dataset in registered_datasets():
-        dataset_boards = {lang.board for lang in dataset.languages.all()}
-        if wanted and not dataset_boards & wanted:
+        if wanted and not dataset.boards() & wanted:
             continue
         if dataset.name in available and dataset.in_suite:
             planned.append(dataset.name)
@@ -56,7 +55,6 @@ def plan_datasets(boards: list[str] | None) -> tuple[list[str], list[str]]:
 
 
 def boards_of_datasets(names: list[str]) -> list[str]:
-    boards = set()
-    for dataset in Dataset.objects.filter(name__in=names).prefetch_related("languages"):
-        boards.update(lang.board for lang in dataset.languages.all())
-    return sorted(boards)
+    """The boards these datasets feed (``Dataset.boards``), sorted."""
+    datasets = Dataset.objects.filter(name__in=names).prefetch_related("languages")
+    return sorted(set().union(*(dataset.boards() for dataset in datasets)))

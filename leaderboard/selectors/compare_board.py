@@ -1,7 +1,6 @@
 """The comparison page on a board: two to four models, side by side on every
-dataset of the board they share, from their per-iteration scores. It only reads; it lives
-with the services because it reads the board's ranking through ``method_view`` (the site's
-layers: selectors below services).
+dataset of the board they share, from their per-iteration scores. It only reads: a
+method's ranking that is not stored yet is named, never computed (``method_view``).
 
 Each model is read as its best-placed entry on the board (a model can have a few-shot and
 a zero-shot entry). Per dataset, a model's scores are those of the evaluation the board
@@ -13,7 +12,7 @@ Two models' scores on a dataset are compared with :func:`evaluation.paired_tests
 paired when iteration i of both is the same resample of the same test rows (the same
 dataset version and protocol, real iterations), Welch's unpaired test otherwise, with the
 reason shown. Iterations reconstructed from a published board's mean ± interval
-(:func:`leaderboard.services.board_import.is_reconstructed`) are never paired.
+(:func:`leaderboard.identity.is_reconstructed`) are never paired.
 
 The board-level view comes from the ranking the board page shows (its own method, or
 ``?method=`` when that ranking is stored): each entry's rank and 95% rank set, and for
@@ -32,15 +31,13 @@ import numpy as np
 
 from evaluation.paired_tests import IterationResult, iteration_test
 from evaluation.stats import mean_ci
-from leaderboard.identity import InvalidProtocol, Protocol, short_fingerprint
+from leaderboard.identity import InvalidProtocol, Protocol, is_reconstructed, short_fingerprint
 from leaderboard.models import Evaluation, IterationScore, LanguageModel, Leaderboard, LeaderboardEntry
-from leaderboard.ranking import entry_display_name, win_probability
+from leaderboard.ranking import entry_display_name, entry_token, win_probability
 from leaderboard.selectors.boards import BoardFilters, sort_keys
 from leaderboard.selectors.compare import ReadOnce, base_context, choose_models, example_pairs, stored_for
 from leaderboard.selectors.formatting import board_url, dataset_url, format_number, metric_label, model_url
-from leaderboard.services.board_import import is_reconstructed
-from leaderboard.services.board_write import entry_token
-from leaderboard.services.method_view import apply_ranking, method_info, stored_ranking
+from leaderboard.selectors.method_view import apply_ranking, method_info, stored_ranking
 
 ALPHA = 0.05
 
@@ -229,32 +226,7 @@ def board_comparison(lb: Leaderboard, models: list[LanguageModel], method: str =
     ]
     names = {s["pk"]: s["name"] for s in sides}
     odds, replicates = _win_probabilities(lb, ranking, [entries[m.pk] for m in present])
-    scores = _scores(lb, entries)
-    datasets, not_shared = [], []
-    for spec in lb.datasets or []:
-        name = spec.get("name")
-        have = [m for m in present if (m.pk, name) in scores]
-        if len(have) < 2:
-            not_shared.append({"name": name, "with": [names[m.pk] for m in have]})
-            continue
-        pairs = []
-        for x, y in combinations(have, 2):
-            pair = _iteration_pair(scores[(x.pk, name)], scores[(y.pk, name)])
-            pair.update(a=names[x.pk], b=names[y.pk], a_pk=x.pk, b_pk=y.pk)
-            pair["verdict"] = {"a": names[x.pk], "b": names[y.pk]}.get(pair.get("winner", ""), "")
-            pairs.append(pair)
-        datasets.append(
-            {
-                "name": name,
-                "url": dataset_url(name),
-                "task": spec.get("task", ""),
-                "metric": metric_label(spec.get("primary_metric")),
-                "ranked": spec.get("ranked", True),
-                "cells": [{"name": names[m.pk], "cell": _cell(scores.get((m.pk, name)))} for m in present],
-                "pairs": pairs,
-                "evaluations": {m.pk: scores[(m.pk, name)].evaluation for m in have},
-            }
-        )
+    datasets, not_shared = _dataset_comparisons(lb, present, names, _scores(lb, entries))
     return {
         "method": method_info(lb, ranking),
         "method_note": method_note,
@@ -269,6 +241,41 @@ def board_comparison(lb: Leaderboard, models: list[LanguageModel], method: str =
         "not_shared": not_shared,
         "present": present,
     }
+
+
+def _dataset_comparisons(
+    lb: Leaderboard, present: list[LanguageModel], names: dict[int, str], scores: dict
+) -> tuple[list[dict], list[dict]]:
+    """(per dataset of ``lb`` that at least two of ``present`` have: their cells and every
+    pair's test over iterations; the datasets fewer than two have, with who has them)."""
+    datasets, not_shared = [], []
+    for spec in lb.datasets or []:
+        name = spec.get("name")
+        have = [m for m in present if (m.pk, name) in scores]
+        if len(have) < 2:
+            not_shared.append({"name": name, "with": [names[m.pk] for m in have]})
+            continue
+        datasets.append(
+            {
+                "name": name,
+                "url": dataset_url(name),
+                "task": spec.get("task", ""),
+                "metric": metric_label(spec.get("primary_metric")),
+                "ranked": spec.get("ranked", True),
+                "cells": [{"name": names[m.pk], "cell": _cell(scores.get((m.pk, name)))} for m in present],
+                "pairs": [_pair(scores, name, x, y, names) for x, y in combinations(have, 2)],
+                "evaluations": {m.pk: scores[(m.pk, name)].evaluation for m in have},
+            }
+        )
+    return datasets, not_shared
+
+
+def _pair(scores: dict, name: str, x: LanguageModel, y: LanguageModel, names: dict[int, str]) -> dict:
+    """``x`` against ``y`` on dataset ``name``: the test over their iterations and its verdict."""
+    pair = _iteration_pair(scores[(x.pk, name)], scores[(y.pk, name)])
+    pair.update(a=names[x.pk], b=names[y.pk], a_pk=x.pk, b_pk=y.pk)
+    pair["verdict"] = {"a": names[x.pk], "b": names[y.pk]}.get(pair.get("winner", ""), "")
+    return pair
 
 
 def _tally(datasets: list[dict]) -> list[dict]:

@@ -2,7 +2,7 @@
 
 A board cell prints ``mean ± x`` of the primary metric (then of the secondary one), ×100,
 where x = z·s/√n: the 95% half-width (z = 1.96) or the standard error (z = 1; which one,
-per cell: :mod:`leaderboard.published_boards`), over n = 10 iterations. The iterations
+per cell: :mod:`leaderboard.published.boards`), over n = 10 iterations. The iterations
 themselves are not published. :func:`iteration_values` chooses n values whose sample mean
 is the published mean and whose sample standard deviation (ddof 1) is s = x·√n/z: a
 two-point set, k values at ``low`` and n − k at ``high``, with
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from leaderboard.published_boards import PublishedBoard
+from leaderboard.published.boards import PublishedBoard
 
 ITERATIONS = 10  # EuroEval's iterations per dataset (docs/methodology.md §2)
 VARIANT_RE = re.compile(r"^(?P<model>.+?)\s+\((?P<tags>[a-z ,-]+)\)$")

@@ -5,7 +5,7 @@ Datasets are tagged with ISO 639-1 codes. Most codes are their own board; Norweg
 Bokmål (``nb``) and Nynorsk (``nn``) both feed the Norwegian board ``no``. A group board
 (e.g. Scandinavian) is the mean of its language boards' rank scores. The registry itself
 is in the database (``Language``, ``LanguageGroup``, editable in the admin): read it with
-:mod:`leaderboard.board_registry`, never from here.
+:mod:`leaderboard.registry.boards`, never from here.
 """
 
 from __future__ import annotations

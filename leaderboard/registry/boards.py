@@ -3,10 +3,10 @@ group boards.
 
 The database holds it: ``Language.board`` (``nb`` and ``nn`` feed ``no``) and
 ``LanguageGroup`` (a group's name and member boards), seeded by migration 0002 from
-``leaderboard/languages.py`` and editable in the admin. Every reader (aggregation,
+``leaderboard/registry/languages.py`` and editable in the admin. Every reader (aggregation,
 submissions, the importer, the dataset registry, the pages) asks here, so an admin's edit
 applies everywhere at the next aggregation. ``languages.py`` only supplies names and the
-board of a code seen for the first time (:func:`leaderboard.languages.default_board`).
+board of a code seen for the first time (:func:`leaderboard.registry.languages.default_board`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from leaderboard.languages import LANGUAGE_NAMES, SEED_GROUPS, default_board
 from leaderboard.models import Language, LanguageGroup
+from leaderboard.registry.languages import LANGUAGE_NAMES, SEED_GROUPS, default_board
 
 
 @dataclass(frozen=True)

@@ -5,33 +5,23 @@ rank score and interval, task and dataset rank scores, its extras) comes from th
 stored ``LeaderboardRanking`` for that method and is laid over the entries in memory, never
 saved.
 
-A request only reads: when the stored ranking is missing or older than the board,
-:func:`ranking_for` queues its aggregation (once per board state, however many requests
-ask: a cache ``add`` is the latch) and raises :class:`RankingPending`; the page shows the
-board under its own method and says the other is being computed. Management commands pass
-``compute=True`` to compute it in their own process (:func:`aggregation.current_ranking`).
+Reads only: when the stored ranking is missing or older than the board, :func:`ranking_for`
+raises :class:`RankingPending`. A request's view then queues its aggregation
+(:func:`leaderboard.services.method_rankings.queue_ranking`) and the page shows the board
+under its own method meanwhile; a management command computes it first
+(:func:`leaderboard.services.method_rankings.computed_ranking`) and passes it on.
 """
 
 from __future__ import annotations
 
 import copy
-import logging
 
-from django.core.cache import cache
-
-from leaderboard.cache_keys import cache_key
 from leaderboard.models import Leaderboard, LeaderboardEntry, LeaderboardRanking
-from leaderboard.ranking import get_method
-from leaderboard.services.aggregation import current_ranking
-from leaderboard.services.aggregation_queue import enqueue_aggregation
-from leaderboard.services.board_write import entry_token
-
-log = logging.getLogger(__name__)
-QUEUED_SECONDS = 600  # a queued aggregation that never ran is asked for again after this
+from leaderboard.ranking import entry_token, get_method
 
 
 class RankingPending(LookupError):
-    """The board's ranking under ``method`` is not stored yet; its aggregation is queued."""
+    """The board's ranking under ``method`` is not stored (or older than the board)."""
 
     def __init__(self, board: str, method: str):
         super().__init__(f"{board} under {method} is being computed")
@@ -72,33 +62,13 @@ def stored_ranking(lb: Leaderboard, method: str) -> LeaderboardRanking | None:
     return None
 
 
-def queue_ranking(lb: Leaderboard, method: str) -> bool:
-    """Queue the aggregation of ``lb`` under ``method`` unless this board state already has
-    one queued; True when this call queued it."""
-    stamp = lb.inputs_digest or (lb.generated_at.isoformat() if lb.generated_at else "")
-    latch = cache_key("method-queued", lb.code, method, stamp)
-    if not cache.add(latch, 1, QUEUED_SECONDS):
-        return False
-    try:
-        enqueue_aggregation([lb.code], trigger="view", method=method)
-    except Exception:  # the broker is away: the next request tries again
-        cache.delete(latch)
-        log.exception("could not queue the %s ranking of board %s", method, lb.code)
-        return False
-    return True
-
-
-def ranking_for(lb: Leaderboard, method: str | None, *, compute: bool = False) -> LeaderboardRanking | None:
+def ranking_for(lb: Leaderboard, method: str | None) -> LeaderboardRanking | None:
     """The stored ranking to lay over ``lb``'s entries; None when they already show ``method``.
-    Without ``compute``, a missing or stale ranking is queued and :class:`RankingPending`
-    raised; with it (commands, never requests), it is computed here."""
+    Raises :class:`RankingPending` when it is missing or stale, UnknownMethod."""
     if not method or method == lb.method:
         return None
-    if compute:
-        return current_ranking(lb, method)
     stored = stored_ranking(lb, method)
     if stored is None:
-        queue_ranking(lb, method)
         raise RankingPending(lb.code, method)
     return stored
 
