@@ -72,7 +72,9 @@ lint: install
 system-tools:
 	bash scripts/system-tools.sh
 
-test: install lint system-tools
+# The system tools first: without them (and no root to install them) it stops at once,
+# printing the one apt-get command to run, before any install or lint.
+test: system-tools install lint
 	bash scripts/run-tests.sh
 
 # Everything but the slow tests (real models) and the browser tests, with the same

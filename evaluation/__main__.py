@@ -25,6 +25,7 @@ log = logging.getLogger("evaluation")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The command line: ``run``, ``examine`` and ``speed``, with their options."""
     parser = argparse.ArgumentParser(prog="python -m evaluation", description="Glossa evaluation engine")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="evaluate a model on datasets")
@@ -84,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def speed(args: argparse.Namespace) -> int:
+    """``speed``: benchmark a model's generation speed and print the report as JSON."""
     from evaluation.speed import SpeedSettings, run_speed
 
     if args.batch < 1 or args.repetitions < 1 or args.new_tokens < 1 or not args.seconds >= 0:
@@ -144,6 +146,7 @@ def earlier_questions(paths: list[str]) -> list[str]:
 
 
 def examine(args: argparse.Namespace) -> int:
+    """``examine``: run an exam between examiner and examinee models and write its records."""
     from evaluation.examiner.exam import ExamSettings, run_exam
     from evaluation.examiner.participants import close_all, load_participants
     from evaluation.examiner.taxonomy import LEVEL_NAMES
@@ -186,6 +189,7 @@ def examine(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command ``argv`` names; the exit status (2 on an evaluation error, said on stderr)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     args = build_parser().parse_args(argv)
     if args.command in ("examine", "speed"):

@@ -64,6 +64,7 @@ def entities_to_bio(tokens: Sequence[str], entities: dict, keys: dict[str, str])
 
 
 def ner_json_schema(keys: dict[str, str]) -> dict:
+    """The JSON schema NER answers are constrained to: one list of short strings per entity type."""
     names = list(keys.values())
     return {
         "type": "object",

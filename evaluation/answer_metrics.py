@@ -26,6 +26,7 @@ def normalize_answer(text: str) -> str:
 
 
 def squad_f1_single(prediction: str, truth: str) -> float:
+    """SQuAD's token F1 of one prediction against one gold answer (both normalised)."""
     pred_tokens = normalize_answer(prediction).split()
     true_tokens = normalize_answer(truth).split()
     if not pred_tokens or not true_tokens:
@@ -40,6 +41,7 @@ def squad_f1_single(prediction: str, truth: str) -> float:
 
 
 def squad_em_single(prediction: str, truth: str) -> float:
+    """1.0 when the normalised prediction equals the normalised gold answer, else 0.0."""
     return float(normalize_answer(prediction) == normalize_answer(truth))
 
 
@@ -57,6 +59,7 @@ def squad_f1(predictions: Sequence[str], answers: Sequence[Sequence[str]]) -> fl
 
 
 def squad_em(predictions: Sequence[str], answers: Sequence[Sequence[str]]) -> float:
+    """SQuAD exact match: the mean over questions of the best match against any gold answer."""
     return _best_over_answers(squad_em_single, predictions, answers)
 
 

@@ -96,10 +96,12 @@ class DatasetInfo:
 
     @property
     def fingerprint(self) -> str:
+        """The fingerprint of the dataset's content (every split's rows)."""
         return self.content.fingerprint
 
     @property
     def split_sizes(self) -> dict[str, int]:
+        """The number of rows of each split."""
         return dict(self.content.sizes)
 
 
@@ -276,6 +278,7 @@ def parse_rows(data: bytes, where: str) -> list[dict]:
 
 
 def read_jsonl(path: Path) -> list[dict]:
+    """The rows of a JSONL file, checked as :func:`parse_rows` checks them."""
     return parse_rows(Path(path).read_bytes(), str(path))
 
 
@@ -309,10 +312,12 @@ class Discovery:
 
     @property
     def names(self) -> set[str]:
+        """The names of the usable datasets."""
         return {info.name for info in self.datasets}
 
 
 def default_data_dir() -> Path:
+    """The data directory: ``DATA_DIR`` when set, else the repository's ``data/datasets``."""
     env = os.environ.get(DEFAULT_DATA_DIR_ENV)
     if env:
         return Path(env)
@@ -353,10 +358,12 @@ class LoadedDataset:
 
     @property
     def fingerprint(self) -> str:
+        """The fingerprint of the dataset's content."""
         return self.info.fingerprint
 
 
 def find_local(name: str, data_dir: Path | str | None = None) -> Path | None:
+    """The folder of dataset ``name`` in the data directory, or None when it has no ``dataset.json`` there."""
     root = Path(data_dir) if data_dir else default_data_dir()
     folder = root / name
     return folder if (folder / META_FILE).is_file() else None

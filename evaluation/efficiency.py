@@ -111,6 +111,7 @@ HARDWARE_KEYS = {
 
 
 def validate_hardware(obj, path: str = "hardware") -> dict:
+    """The ``hardware`` object of an efficiency record, checked and cleaned; a bad field raises, naming its path."""
     hw = _keys(obj, path, HARDWARE_KEYS)
     clean = {
         "class": _text(hw["class"], f"{path}.class"),
@@ -132,6 +133,7 @@ def validate_hardware(obj, path: str = "hardware") -> dict:
 
 
 def validate_latency(obj, path: str) -> dict:
+    """A latency object (median and 95th percentile, milliseconds), checked; a p95 below the median is refused."""
     lat = _keys(obj, path, {"median", "p95"})
     median = _number(lat["median"], f"{path}.median", YEAR_SECONDS * 1000)
     p95 = _number(lat["p95"], f"{path}.p95", YEAR_SECONDS * 1000)
@@ -203,6 +205,7 @@ RUN_KEYS = {
 
 
 def validate_speed_run(obj, path: str) -> dict:
+    """One run of a speed report (prompt length, batch size, timings), checked and cleaned."""
     run = _keys(obj, path, RUN_KEYS)
     length = run["prompt_reference_tokens"]
     if isinstance(length, bool) or length not in PROMPT_LENGTHS:

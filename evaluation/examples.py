@@ -99,6 +99,7 @@ def attempt_in(example: dict, iteration: int) -> dict:
 
 
 def examples_path(folder: Path, record: dict) -> Path:
+    """Where a record's examples file goes in ``folder``: named after the model and the dataset."""
     return Path(folder) / f"{record['model'].replace('/', '--')}.{record['dataset']}{EXAMPLES_SUFFIX}"
 
 
@@ -171,6 +172,7 @@ def read_shown(data: bytes, score_keys: Sequence[str], max_bytes: int = PAGE_REA
 
 
 def write_examples(folder: Path, record: dict, examples: list[dict]) -> Path:
+    """Write the record's examples (gzip-compressed JSON lines) into ``folder``; the file's path."""
     path = examples_path(folder, record)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(encode_examples(examples))
@@ -178,4 +180,5 @@ def write_examples(folder: Path, record: dict, examples: list[dict]) -> Path:
 
 
 def read_examples(path: Path) -> list[dict]:
+    """The examples in a file written by :func:`write_examples`."""
     return decode_examples(Path(path).read_bytes())

@@ -63,6 +63,7 @@ def task_labels(task: str, dataset_info: Any, train_rows: Sequence[dict]) -> lis
 
 
 def model_max_length(tokenizer, config) -> int:
+    """The longest input the encoder takes: the least of our cap, the tokenizer's limit and the model's positions."""
     limits = [MAX_SEQUENCE_LENGTH_CAP]
     if getattr(tokenizer, "model_max_length", None) and tokenizer.model_max_length < 1_000_000:
         limits.append(int(tokenizer.model_max_length))
@@ -72,6 +73,7 @@ def model_max_length(tokenizer, config) -> int:
 
 
 def load_tokenizer(model_dir: str, config, task: str):
+    """The model's tokenizer, with a prefix space where the task's pre-split words need one."""
     from transformers import AutoTokenizer
 
     kwargs = {"add_prefix_space": True} if needs_prefix_space(getattr(config, "model_type", ""), get_task(task)) else {}
@@ -82,6 +84,8 @@ def load_tokenizer(model_dir: str, config, task: str):
 
 
 def make_head(model_dir: str, dataset_info: Any, train_rows: Sequence[dict]) -> Head:
+    """The head that fine-tunes the encoder in ``model_dir`` on the dataset's task, with its tokenizer, length and
+    labels."""
     from transformers import AutoConfig
 
     task = check_task_supported(_info_get(dataset_info, "task"))
@@ -110,16 +114,19 @@ class FineTuneRun:
         self.predicted: list[tuple[list[int], float]] = []  # test rows of each pass, its seconds
 
     def device_profile(self):
+        """Where the encoder runs: the GPU, or this machine's CPU."""
         from evaluation.hardware import CpuDevice, CudaDevice
 
         return CudaDevice() if self.device == "cuda" else CpuDevice()
 
     def run_settings(self):
+        """How the encoder runs: this engine, in float32."""
         from evaluation.hardware import RunSettings
 
         return RunSettings(backend=self.name, dtype="float32")
 
     def predict(self, head: Head, model, rows: Sequence[dict], ids: list[int], batch, tokens: list[int]) -> list:
+        """The head's predictions for the rows ``ids``, timed and counted as one batch."""
         started = time.perf_counter()
         out = head.predict(model, [rows[j] for j in ids], batch, self.device)
         seconds = time.perf_counter() - started

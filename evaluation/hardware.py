@@ -29,6 +29,7 @@ from evaluation.resources import (
 
 
 def cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo``, else the platform's), at most 120 characters."""
     try:
         text = Path("/proc/cpuinfo").read_text()
     except OSError:
@@ -39,6 +40,7 @@ def cpu_model() -> str:
 
 
 def cpu_threads() -> int:
+    """The CPU threads this process may run on."""
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
@@ -46,6 +48,7 @@ def cpu_threads() -> int:
 
 
 def version(package: str) -> str | None:
+    """The installed version of ``package``, or None."""
     try:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:
@@ -53,6 +56,7 @@ def version(package: str) -> str | None:
 
 
 def software() -> dict:
+    """The versions of torch, vLLM and transformers installed here."""
     return {"torch": version("torch") or "none", "vllm": version("vllm"), "transformers": version("transformers")}
 
 
@@ -86,6 +90,7 @@ class CpuDevice:
         self.process_tree = process_tree
 
     def identity(self) -> dict:
+        """The CPU's identity for an efficiency record: hardware class, model and threads."""
         model, threads = cpu_model(), cpu_threads()
         return {
             "class": f"cpu:{model} x{threads} threads",
@@ -96,9 +101,11 @@ class CpuDevice:
         }
 
     def memory_probe(self):
+        """A probe of the peak resident memory (of this process, or of its process tree)."""
         return TreeResidentPeak() if self.process_tree else ResidentPeak()
 
     def energy_probe(self):
+        """A probe of the CPU's energy (RAPL, where readable)."""
         return RaplEnergy()
 
 
@@ -118,6 +125,7 @@ class CudaDevice:
         self.handles = [self.nvml.nvmlDeviceGetHandleByIndex(k) for k in range(count)] if self.nvml else []
 
     def identity(self) -> dict:
+        """The GPUs' identity for an efficiency record: hardware class, name, count and driver."""
         count = self.torch.cuda.device_count()
         name = " ".join(self.torch.cuda.get_device_name(0).split())[:120]
         driver = None
@@ -135,11 +143,13 @@ class CudaDevice:
         }
 
     def memory_probe(self):
+        """A probe of the peak GPU memory: torch's allocator when the model is in this process, else NVML."""
         if self.in_process or self.nvml is None:
             return CudaPeak(self.torch)
         return NvmlPeak(self.nvml, self.handles)
 
     def energy_probe(self):
+        """A probe of the GPUs' energy through NVML, or none (and why) without it."""
         if self.nvml is None:
             return NoEnergy("NVML is not available (the nvidia-ml-py package or the NVIDIA driver is missing)")
         return NvmlEnergy(self.nvml, self.handles)
@@ -154,6 +164,7 @@ class RemoteDevice:
         self.backend = backend
 
     def identity(self) -> dict:
+        """The server's identity for an efficiency record: remote, its hardware unknown."""
         return {
             "class": f"remote:{self.backend}",
             "device": "remote",
@@ -163,9 +174,11 @@ class RemoteDevice:
         }
 
     def memory_probe(self):
+        """No memory probe: the server's memory is not visible from here."""
         return NoMemory()
 
     def energy_probe(self):
+        """No energy probe: the server's energy is not visible from here."""
         return NoEnergy("the model ran on a remote server, whose energy is not visible from here")
 
 

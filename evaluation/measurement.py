@@ -47,14 +47,18 @@ def latency_ms(seconds: Sequence[float]) -> dict:
 
 
 def per_second(tokens: float, seconds: float) -> float:
+    """Tokens per second, rounded to 3 decimals; 0 when no time passed."""
     return round(tokens / seconds, 3) if seconds > 0 else 0.0
 
 
 def can_measure(backend) -> bool:
+    """Whether the backend reports what it computes (``usage``, ``device_profile``, ``run_settings``)."""
     return all(hasattr(backend, name) for name in ("usage", "device_profile", "run_settings"))
 
 
 class DatasetMeter:
+    """Measures one dataset's evaluation: the backend's batches, time busy, reference tokens and peak memory."""
+
     def __init__(self, backend):
         self.backend = backend
         self.busy_seconds = 0.0
@@ -68,6 +72,7 @@ class DatasetMeter:
         reference_tokens.tokenizer()  # loaded once per process, before any dataset's clock starts
 
     def start(self) -> DatasetMeter:
+        """Start measuring: forget earlier batches, start the memory and energy probes and the clock."""
         self.backend.usage.drain()  # whatever came before this dataset is not its cost
         self.memory.start()
         self.energy.start()
@@ -75,6 +80,7 @@ class DatasetMeter:
         return self
 
     def called(self, texts: Sequence[str], seconds: float) -> None:
+        """Count a model call: its time, and (beside the model) the reference tokens of its texts."""
         self.busy_seconds += seconds
         if texts:
             self._counts.append(self._counter.submit(reference_tokens.count_all, list(texts)))
@@ -144,13 +150,16 @@ class MeteredBackend:
         return result
 
     def label_logprobs(self, prompts, continuations, shared_prefix=None):
+        """The backend's label scores, timed and their prompts counted."""
         return self._timed(prompts, self.backend.label_logprobs, prompts, continuations, shared_prefix=shared_prefix)
 
     def generate(self, prompts, max_new_tokens, **kwargs):
+        """The backend's generations, timed and their prompts counted."""
         return self._timed(prompts, self.backend.generate, prompts, max_new_tokens, **kwargs)
 
     @property
     def token_logprobs(self):
+        """The backend's ``token_logprobs``, timed and its texts counted (absent when the backend has none)."""
         score = self.backend.token_logprobs  # AttributeError (so: absent) when the backend has none
 
         def metered(texts):

@@ -30,6 +30,7 @@ HUB_DIR = "hub"
 
 
 def budget_from_env() -> int | None:
+    """The model cache's size budget in bytes (``GLOSSA_MODEL_CACHE_BYTES``), or None for no limit."""
     value = os.environ.get(BUDGET_ENV, "").strip()
     return int(value) if value and int(value) > 0 else None
 
@@ -51,11 +52,14 @@ def file_lock(path: Path, *, blocking: bool = True) -> Iterator[bool]:
 
 
 def lock_path(folder: Path) -> Path:
+    """The lock file that guards a cached model folder."""
     return folder.with_name(folder.name + ".lock")
 
 
 @dataclass(frozen=True)
 class Entry:
+    """A cached model folder, its size and when it was last used."""
+
     path: Path
     size: int
     last_used: float

@@ -44,6 +44,8 @@ MAX_DOWNLOAD_BYTES_ENV = "GLOSSA_MAX_DOWNLOAD_BYTES"
 
 @dataclass(frozen=True)
 class RepoFile:
+    """A file of a Hub repository, with its size when the Hub gives it."""
+
     path: str
     size: int | None = None
 
@@ -76,11 +78,14 @@ def _env_limit(name: str) -> int | None:
 
 @dataclass(frozen=True)
 class Limits:
+    """The largest model this deployment downloads: parameters and bytes (None: no limit)."""
+
     max_parameters: int | None = None
     max_download_bytes: int | None = None
 
     @classmethod
     def from_env(cls) -> Limits:
+        """The limits ``GLOSSA_MAX_PARAMETERS`` and ``GLOSSA_MAX_DOWNLOAD_BYTES`` set (None where unset)."""
         return cls(_env_limit(MAX_PARAMETERS_ENV), _env_limit(MAX_DOWNLOAD_BYTES_ENV))
 
     def check(self, model_id: str, *, num_parameters: int | None, download_bytes: int | None) -> None:

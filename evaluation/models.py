@@ -32,6 +32,7 @@ from evaluation.errors import (
 )
 from evaluation.model_cache import file_lock
 from evaluation.model_files import download, refuse_other_repository_code, root_files, siblings_of, total_bytes
+from evaluation.model_types import GenerativeType, ModelType
 from evaluation.revisions import (
     BUNDLED_PREFIX,
     DEFAULT_BRANCH,
@@ -47,10 +48,12 @@ CACHE_ENV = "GLOSSA_MODEL_CACHE"
 
 @dataclass(frozen=True)
 class ModelInfo:
+    """What a model is, at which commit, without its weights: type, size, context, precision and licence."""
+
     model_id: str
     revision: str = "main"
     commit_sha: str | None = None
-    model_type: str = "base"  # "encoder" | "base" | "instruction-tuned" | "reasoning"
+    model_type: ModelType = ModelType.BASE
     num_parameters: int | None = None
     vocabulary_size: int | None = None
     max_sequence_length: int | None = None
@@ -60,15 +63,21 @@ class ModelInfo:
     requires_remote_code: bool = False
     download_bytes: int | None = None  # the root files local_weights fetches (evaluation.model_files)
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "model_type", ModelType(self.model_type))  # from JSON: a plain string
+
     @property
     def generative(self) -> bool:
-        return self.model_type != "encoder"
+        """Whether the model generates text (not an encoder)."""
+        return self.model_type.generative
 
     @property
-    def generative_type(self) -> str | None:
-        return {"base": "base", "instruction-tuned": "instruction_tuned", "reasoning": "reasoning"}.get(self.model_type)
+    def generative_type(self) -> GenerativeType | None:
+        """EuroEval's ``generative_type`` of the model; None for an encoder."""
+        return self.model_type.generative_type
 
     def to_dict(self) -> dict:
+        """The model's metadata as a plain dictionary."""
         return asdict(self)
 
 
@@ -108,7 +117,7 @@ BUNDLED: dict[str, BundledModel] = {
     "HuggingFaceTB/SmolLM2-135M-Instruct": BundledModel(
         ModelInfo(
             "HuggingFaceTB/SmolLM2-135M-Instruct",
-            model_type="instruction-tuned",
+            model_type=ModelType.INSTRUCTION_TUNED,
             num_parameters=134_515_008,
             vocabulary_size=49_152,
             max_sequence_length=8_192,
@@ -123,7 +132,7 @@ BUNDLED: dict[str, BundledModel] = {
     "google/gemma-3-270m": BundledModel(
         ModelInfo(
             "google/gemma-3-270m",
-            model_type="base",
+            model_type=ModelType.BASE,
             num_parameters=268_098_176,
             vocabulary_size=262_144,
             max_sequence_length=32_768,
@@ -138,7 +147,7 @@ BUNDLED: dict[str, BundledModel] = {
     "sentence-transformers/all-MiniLM-L6-v2": BundledModel(
         ModelInfo(
             "sentence-transformers/all-MiniLM-L6-v2",
-            model_type="encoder",
+            model_type=ModelType.ENCODER,
             num_parameters=22_713_216,
             vocabulary_size=30_522,
             max_sequence_length=512,
@@ -154,6 +163,7 @@ BUNDLED: dict[str, BundledModel] = {
 
 
 def validate_model_id(model_id: str) -> str:
+    """The model id stripped, or :class:`InvalidModelId` when it is not ``organisation/name``."""
     model_id = (model_id or "").strip()
     if not MODEL_ID_RE.match(model_id) or ".." in model_id:
         raise InvalidModelId(
@@ -312,23 +322,25 @@ def _hub_config(model_id: str, revision: str) -> dict:
         return {}
 
 
-def classify_architecture(config: Mapping, chat_template: str | None) -> str:
-    """``encoder`` for BERT-like models, otherwise base / instruction-tuned / reasoning.
+def classify_architecture(config: Mapping, chat_template: str | None) -> ModelType:
+    """An encoder for BERT-like models, otherwise a base, instruction-tuned or reasoning decoder.
 
     The encoder question is :func:`evaluation.encoders.detect.is_encoder_config`'s, the one
     rule the engine uses everywhere; a decoder's style comes from its chat template.
     """
     if is_encoder_config(config):
-        return "encoder"
+        return ModelType.ENCODER
     if chat_template:
-        return "reasoning" if "<think>" in chat_template else "instruction-tuned"
-    return "base"
+        return ModelType.REASONING if "<think>" in chat_template else ModelType.INSTRUCTION_TUNED
+    return ModelType.BASE
 
 
 # --- local weights -------------------------------------------------------------------------
 
 
 def cache_root() -> Path:
+    """The folder converted and downloaded models are cached in (``GLOSSA_MODEL_CACHE`` or
+    ``~/.cache/glossa/models``), made if missing."""
     root = Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "glossa" / "models")
     root.mkdir(parents=True, exist_ok=True)
     return root
@@ -356,6 +368,7 @@ def local_weights(info: ModelInfo) -> Path:
 
 
 def gguf_source(model_id: str) -> Path:
+    """The GGUF file of a bundled model (assembled once into the cache when the package ships it in parts)."""
     bundled = BUNDLED[model_id]
     package_dir = _package_dir(bundled.package)
     if bundled.kind == "gguf-file":

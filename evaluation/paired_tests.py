@@ -43,6 +43,8 @@ LEVEL = 0.95
 
 @dataclass(frozen=True)
 class PairedResult:
+    """Two models compared on the examples both answered: their means, the test used, its p-value and the wins."""
+
     n: int  # examples both models answered
     mean_a: float
     mean_b: float
@@ -54,10 +56,12 @@ class PairedResult:
 
     @property
     def difference(self) -> float:
+        """Model A's mean minus model B's."""
         return self.mean_a - self.mean_b
 
 
 def is_binary(values: Sequence[float]) -> bool:
+    """Whether every value is 0 or 1."""
     return all(v in (0.0, 1.0) for v in values)
 
 
@@ -108,6 +112,7 @@ class IterationResult:
 
     @property
     def paired(self) -> bool:
+        """Whether the paired t-test was used (not Welch's)."""
         return self.test == PAIRED_T
 
     def verdict(self, alpha: float = 1 - LEVEL) -> str:

@@ -57,5 +57,6 @@ def parse_ner_output(output: str, keys: Sequence[str]) -> tuple[dict, bool]:
 
 
 def ner_tags(tokens: Sequence[str], output: str, keys_by_tag: dict[str, str]) -> tuple[list[str], bool]:
+    """BIO tags for ``tokens`` from a model's NER output, and whether the output was valid."""
     entities, valid = parse_ner_output(output, list(keys_by_tag.values()))
     return entities_to_bio(tokens, entities, keys_by_tag), valid

@@ -71,6 +71,7 @@ class LanguagePrompts:
         )
 
     def task(self, name: str) -> TaskPrompt:
+        """The prompt texts of task ``name``; a KeyError naming the file to add them to."""
         try:
             return self.tasks[name]
         except KeyError:

@@ -34,6 +34,8 @@ class UnsupportedLanguage(EvaluationError, ValueError):
 
 
 def language_table(code: str) -> LanguagePrompts:
+    """The prompt texts of a language (its aliases accepted); :class:`UnsupportedLanguage` naming the known ones
+    otherwise."""
     code = ALIASES.get(code, code)
     try:
         return LANGUAGES[code]
@@ -97,6 +99,7 @@ class TaskFormat:
     # --- label words -------------------------------------------------------------------
     @property
     def is_label_based(self) -> bool:
+        """Whether the task's answers are label words."""
         return self.kind.label_based
 
     def label_words(self, row: dict | None = None) -> list[str]:
@@ -104,16 +107,20 @@ class TaskFormat:
         return self.kind.label_words(self, row)
 
     def canonical_labels(self, row: dict | None = None) -> list:
+        """The labels the answer words stand for, in the same order."""
         return self.kind.canonical_labels(self, row)
 
     def ner_keys(self) -> dict[str, str]:
+        """The language's word for each NER entity type, by tag."""
         return {tag: self.table.ner_tags[tag] for tag in NER_TYPES}
 
     def labels_phrase(self, row: dict | None = None) -> str:
+        """The answer words joined with the language's "or" (as the prompt lists them)."""
         return self.kind.labels_phrase(self, row)
 
     # --- rows ------------------------------------------------------------------------------
     def document(self, row: dict) -> str:
+        """The row's text as the prompt shows it."""
         return self.kind.document(self, row)
 
     def gold_answer(self, row: dict) -> str:
@@ -125,25 +132,31 @@ class TaskFormat:
         return self.kind.shot_text(self, row)
 
     def gold_label(self, row: dict):
+        """The label the row's shots are stratified by."""
         return self.kind.gold_label(row)
 
     # --- rendering ---------------------------------------------------------------------------
     def block(self, row: dict, with_answer: bool) -> str:
+        """The row as one block of a base prompt: its document and label prefix, with the answer for a shot."""
         head = f"{self.texts.doc}: {self.document(row)}\n{self.texts.label}:"
         return f"{head} {self.gold_answer(row)}" if with_answer else head
 
     def prefix(self, row: dict | None = None) -> str:
+        """The prompt's opening line, naming the labels."""
         return self.texts.prefix.format(labels=self.labels_phrase(row))
 
     def render_base(self, shots: Sequence[dict], row: dict) -> str:
+        """The base model's prompt: the opening line, the shots with their answers and the row."""
         parts = [self.prefix(row)] + [self.block(s, True) for s in shots] + [self.block(row, False)]
         return "\n\n".join(parts)
 
     def user_turn(self, row: dict) -> str:
+        """The user's turn of a chat prompt for the row."""
         doc = f"{self.texts.doc}: {self.document(row)}"
         return self.texts.instruction.format(doc=doc, labels=self.labels_phrase(row))
 
     def messages(self, shots: Sequence[dict], row: dict) -> list[dict]:
+        """The chat prompt: a user and assistant turn per shot, then the row's user turn."""
         msgs = []
         for shot in shots:
             msgs.append({"role": "user", "content": self.user_turn(shot)})

@@ -34,6 +34,7 @@ def byte_symbols() -> list[str]:
 
 
 def read_merges(path: Path = MERGES_FILE) -> list[tuple[str, str]]:
+    """GPT-2's merge list, checked against its SHA-256 and its length."""
     raw = gzip.decompress(path.read_bytes())
     if hashlib.sha256(raw).hexdigest() != MERGES_SHA256:
         raise EvaluationError(f"the reference tokenizer's merge list {path} is not GPT-2's (SHA-256 differs)")
@@ -61,10 +62,12 @@ def tokenizer():
 
 
 def encode(text: str) -> list[int]:
+    """The reference tokenizer's token ids of ``text``."""
     return tokenizer().encode(text, add_special_tokens=False).ids
 
 
 def count(text: str) -> int:
+    """How many reference tokens ``text`` has."""
     return len(encode(text))
 
 

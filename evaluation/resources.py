@@ -29,6 +29,8 @@ SAMPLE_SECONDS = 0.02
 
 
 class ResidentPeak:
+    """The peak resident memory of this process while it runs (VmHWM, reset at the start)."""
+
     kind = "resident"
 
     def __init__(self, proc: Path = PROC):
@@ -36,6 +38,7 @@ class ResidentPeak:
         self._sampler: _Sampler | None = None
 
     def start(self) -> None:
+        """Reset the peak resident memory (or, where that cannot be done, start sampling it)."""
         try:
             (self.proc / "clear_refs").write_text("5")  # peak RSS := current RSS (Linux >= 4.0)
         except OSError:
@@ -43,6 +46,7 @@ class ResidentPeak:
             self._sampler.start()
 
     def stop(self) -> int:
+        """The peak resident memory in bytes since :meth:`start`."""
         if self._sampler is not None:
             return self._sampler.stop()
         match = re.search(r"^VmHWM:\s+(\d+)\s*kB", (self.proc / "status").read_text(), re.MULTILINE)
@@ -90,16 +94,20 @@ class TreeResidentPeak(_SampledPeak):
 
 
 class CudaPeak:
+    """The peak GPU memory torch allocated on every device while it runs."""
+
     kind = "gpu"
 
     def __init__(self, torch):
         self.torch = torch
 
     def start(self) -> None:
+        """Reset every GPU's peak memory statistics."""
         for k in range(self.torch.cuda.device_count()):
             self.torch.cuda.reset_peak_memory_stats(k)
 
     def stop(self) -> int:
+        """The peak GPU memory torch allocated since :meth:`start`, in bytes, summed over the GPUs."""
         return sum(self.torch.cuda.max_memory_allocated(k) for k in range(self.torch.cuda.device_count()))
 
 
@@ -121,9 +129,10 @@ class NoMemory:
     kind = None
 
     def start(self) -> None:
-        pass
+        """Nothing to start."""
 
     def stop(self) -> None:
+        """No peak: None."""
         return None
 
 
@@ -165,6 +174,7 @@ class RaplEnergy:
         return sorted(p for p in self.root.iterdir() if re.fullmatch(r"intel-rapl:\d+", p.name))
 
     def start(self) -> None:
+        """Read the RAPL counters, or note why there are none."""
         domains = self._domains()
         if not domains:
             self.reason = f"no RAPL energy counters on this machine ({self.root} has no intel-rapl domain)"
@@ -177,6 +187,7 @@ class RaplEnergy:
             self.reason = f"the RAPL energy counters could not be read ({type(exc).__name__})"
 
     def stop(self) -> tuple[float | None, str | None]:
+        """The joules used since :meth:`start` (over every RAPL domain), or None and why."""
         if self.reason is not None:
             return None, self.reason
         total = 0
@@ -200,6 +211,7 @@ class NvmlEnergy:
         self._start: list[int] = []
 
     def start(self) -> None:
+        """Read the GPUs' energy counters, or note why they cannot be read."""
         if self.reason is None:
             try:
                 self._start = [int(self.nvml.nvmlDeviceGetTotalEnergyConsumption(h)) for h in self.handles]
@@ -207,6 +219,7 @@ class NvmlEnergy:
                 self.reason = f"NVML cannot read this GPU's energy counter ({type(exc).__name__})"
 
     def stop(self) -> tuple[float | None, str | None]:
+        """The joules the GPUs used since :meth:`start`, or None and why."""
         if self.reason is not None:
             return None, self.reason
         after = [int(self.nvml.nvmlDeviceGetTotalEnergyConsumption(h)) for h in self.handles]
@@ -214,11 +227,14 @@ class NvmlEnergy:
 
 
 class NoEnergy:
+    """An energy meter that measures nothing, and says why."""
+
     def __init__(self, reason: str):
         self.reason = reason
 
     def start(self) -> None:
-        pass
+        """Nothing to start."""
 
     def stop(self) -> tuple[None, str]:
+        """No energy: None, and why."""
         return None, self.reason

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evaluation.backends import load_backend
+from evaluation.backends import load_backend, needs_weights
 from evaluation.backends.base import Backend
 from evaluation.bootstrap import SEED, bootstrap_indices, select_shots
 from evaluation.cache import OutputCache, prompt_key
@@ -57,6 +57,8 @@ VERSION_PACKAGES = (
 
 @dataclass
 class EvaluationSettings:
+    """How a model is evaluated: revision, shots, iterations, row limit, backend, data and output folders."""
+
     revision: str = "main"
     few_shot: bool = True
     iterations: int = 10
@@ -98,9 +100,9 @@ def evaluate_model(
     loaded = _ready_datasets(info, loaded, on_dataset_error)  # prompts, labels, heads: before any weights
     if not loaded:
         return []
-    if info.model_type == "encoder":
+    if not info.generative:
         return _evaluate_encoder(info, loaded, settings, on_record, on_progress)
-    weights = local_weights(info) if not settings.backend.startswith("openai") or info.source == "bundled" else None
+    weights = local_weights(info) if needs_weights(settings.backend) or info.source == "bundled" else None
     backend = load_backend(settings.backend, info.model_id, weights, trust_remote_code=settings.trust_remote_code)
     cache = OutputCache()
     records = []
@@ -140,7 +142,7 @@ def check_dataset_ready(info: ModelInfo, dataset: LoadedDataset) -> None:
     dataset's own text); a decoder needs prompts for the dataset's language and task and a
     word for each of its labels. Called for every dataset before any model is loaded."""
     ds_info = dataset.info
-    if info.model_type == "encoder":
+    if not info.generative:
         from evaluation.finetune import check_task_supported
 
         check_task_supported(ds_info.task)
@@ -244,6 +246,7 @@ def evaluate_dataset(
     cache: OutputCache | None = None,
     on_progress: ProgressFn | None = None,
 ) -> tuple[dict, list[dict], list[dict]]:
+    """Evaluate a loaded model on one dataset, every iteration: the record, the predictions and the examples."""
     cache = cache if cache is not None else OutputCache()
     meter = DatasetMeter(backend).start() if settings.efficiency and can_measure(backend) else None
     model = MeteredBackend(backend, meter) if meter else backend  # what the task code calls
@@ -258,7 +261,7 @@ def evaluate_dataset(
     sizes = {split: len(dataset.splits[split]) for split in SPLITS}
     sizes[eval_split] = len(rows)
     idx = bootstrap_indices(sizes, settings.iterations)
-    style = "chat" if info.model_type in ("instruction-tuned", "reasoning") and backend.has_chat_template else "base"
+    style = "chat" if info.model_type.chats and backend.has_chat_template else "base"
     num_shots = spec.num_shots if settings.few_shot else 0
     max_prompt_tokens = max(16, backend.max_context - spec.max_new_tokens)
 
@@ -323,6 +326,7 @@ def evaluate_dataset(
 
 
 def chunk_order(per_row: dict[int, dict]) -> list[int]:
+    """The order rows are computed in: by row index."""
     return sorted(per_row)
 
 
@@ -347,6 +351,7 @@ class Predictor:
         )
 
     def generate(self, prompts: list[str], schema: dict | None = None) -> list[str]:
+        """Generations for ``prompts`` through the output cache (constrained to ``schema`` when given)."""
         return _generate(self.backend, prompts, self.max_new_tokens, self.cache, schema=schema)
 
 
@@ -387,6 +392,7 @@ def _cached(cache: OutputCache, kind: str, prompts: list[str], params: dict, com
 
 
 def package_versions() -> dict[str, str]:
+    """The installed versions of the packages a record names."""
     versions = {}
     for name in VERSION_PACKAGES:
         try:
@@ -406,6 +412,8 @@ def build_record(
     style: str,
     shot_ids: list[list[int]],
 ) -> dict:
+    """The result record of one dataset: the model, the dataset, the scores of every iteration and their totals, and
+    how they were computed."""
     return {
         "dataset": ds_info.name,
         "dataset_version": ds_info.fingerprint,
@@ -438,6 +446,7 @@ def build_record(
 
 
 def write_predictions(folder: Path, record: dict, predictions: list[dict]) -> Path:
+    """Write the predictions as JSON lines into ``folder``, named after the model and the dataset; the file's path."""
     folder.mkdir(parents=True, exist_ok=True)
     safe_model = record["model"].replace("/", "--")
     path = folder / f"{safe_model}.{record['dataset']}.predictions.jsonl"

@@ -34,6 +34,8 @@ PASSAGE = (
 
 @dataclass(frozen=True)
 class SpeedSettings:
+    """What the speed benchmark runs: prompt lengths, the largest batch, repetitions, minimum time and new tokens."""
+
     lengths: tuple[int, ...] = PROMPT_LENGTHS
     batch: int = 8  # the larger batch tried first
     repetitions: int = 10
@@ -69,6 +71,8 @@ def _timed_runs(backend, prompts: list[str], settings: SpeedSettings) -> list[tu
 
 
 def measure(backend, length: int, batch: int, settings: SpeedSettings) -> dict:
+    """Time generation at one prompt length and batch size: median and spread of the runs, tokens per second and
+    peak memory."""
     memory = backend.device_profile().memory_probe()
     memory.start()
     runs = _timed_runs(backend, [prompt_of(length)] * batch, settings)
@@ -130,13 +134,13 @@ def run_speed(
 ) -> dict:
     """Resolve and load ``model_id`` (the errors of :func:`evaluation.models.resolve_model`
     when it cannot be had), run the benchmark, close the model."""
-    from evaluation.backends import load_backend
+    from evaluation.backends import load_backend, needs_weights
     from evaluation.models import local_weights, resolve_model
 
     info = resolve_model(model_id, revision, allow_remote_code=trust_remote_code)
-    if info.model_type == "encoder":
+    if not info.generative:
         raise EvaluationError(f"{model_id} is an encoder: the speed benchmark times text generation")
-    weights = local_weights(info) if not backend_name.startswith("openai") or info.source == "bundled" else None
+    weights = local_weights(info) if needs_weights(backend_name) or info.source == "bundled" else None
     backend = load_backend(backend_name, info.model_id, weights, trust_remote_code=trust_remote_code)
     try:
         return benchmark(backend, info.model_id, info.commit_sha, settings or SpeedSettings())

@@ -32,6 +32,8 @@ SEED = 4242
 
 @dataclass(frozen=True)
 class StabilityRow:
+    """At ``n`` examples: how many model pairs a subsample separates and how well it keeps the full ranking."""
+
     n: int
     repeats: int
     separated: float  # mean share of model pairs separated at p < ALPHA
@@ -40,12 +42,15 @@ class StabilityRow:
 
 @dataclass(frozen=True)
 class Stability:
+    """How stable a ranking of models is as examples are left out."""
+
     models: tuple[str, ...]
     num_examples: int  # examples every model answered
     rows: tuple[StabilityRow, ...]
 
     @property
     def stable_size(self) -> int | None:
+        """The smallest number of examples whose ranking keeps Kendall's τ ≥ STABLE_TAU, or None."""
         return next((row.n for row in self.rows if row.tau >= STABLE_TAU), None)
 
 
@@ -58,6 +63,7 @@ def shared_matrix(scores: Mapping[str, Mapping[str, float]]) -> tuple[tuple[str,
 
 
 def pair_separated(x: np.ndarray, y: np.ndarray) -> bool:
+    """Whether the Wilcoxon signed-rank test separates two models' paired scores at ``ALPHA``."""
     from scipy import stats
 
     if not np.any(x != y):

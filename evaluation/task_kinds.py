@@ -53,6 +53,7 @@ class TaskKind:
     needs_prefix_space = False  # BPE tokenizers of pre-split words need add_prefix_space
 
     def document(self, fmt, row: dict) -> str:
+        """The row's text as the prompt shows it."""
         return row[self.text_field]
 
     def shot_text(self, fmt, row: dict) -> str:
@@ -72,12 +73,15 @@ class TaskKind:
         return None
 
     def label_words(self, fmt, row: dict | None = None) -> list[str]:
+        """The answer words a prompt offers (none for a task that is not label-based)."""
         return []
 
     def canonical_labels(self, fmt, row: dict | None = None) -> list:
+        """The labels the answer words stand for, in the same order."""
         return []
 
     def labels_phrase(self, fmt, row: dict | None = None) -> str:
+        """The answer words joined with the language's "or"."""
         return join_words(self.label_words(fmt, row), fmt.table.or_word)
 
     def truncate(self, row: dict, keep_fraction: float) -> dict:
@@ -112,20 +116,26 @@ class LabelScoring(TaskKind):
     encoder_head = "SequenceClassificationHead"
 
     def gold_answer(self, fmt, row: dict) -> str:
+        """The label's word in the prompt's language."""
         return fmt.table.labels.get(row["label"], row["label"])
 
     def gold(self, row: dict):
+        """The row's label."""
         return row["label"]
 
     gold_label = gold
 
     def label_words(self, fmt, row: dict | None = None) -> list[str]:
+        """Each of the dataset's labels in the prompt's language."""
         return [fmt.table.labels.get(label, label) for label in fmt.labels]
 
     def canonical_labels(self, fmt, row: dict | None = None) -> list:
+        """The dataset's labels."""
         return list(fmt.labels)
 
     def predict(self, predictor, fmt, rows: list[dict], prompts: list[str]) -> list[dict]:
+        """The label of each row: the best-scored label word, or the label most like the generated text where the
+        backend cannot score."""
         words = self.label_words(fmt, rows[0])
         canonical = self.canonical_labels(fmt, rows[0])
         continuations = [(" " + w) if predictor.style == "base" else w for w in words]
@@ -135,9 +145,11 @@ class LabelScoring(TaskKind):
         return [{"output": o, "prediction": canonical[closest_label(o, words)]} for o in predictor.generate(prompts)]
 
     def encoder_labels(self, declared: Sequence, train_rows: Sequence[dict]) -> list:
+        """The declared labels, else every label of the training rows."""
         return list(declared) or sorted({row["label"] for row in train_rows})
 
     def example_scores(self, gold, prediction) -> dict[str, float]:
+        """1 when the prediction is the gold label, else 0."""
         return {"correct": float(prediction == gold)}
 
     def answer_valid(self, fmt, row: dict, answer: dict) -> bool:
@@ -156,24 +168,30 @@ class MultipleChoice(LabelScoring):
     encoder_head = "MultipleChoiceHead"
 
     def document(self, fmt, row: dict) -> str:
+        """The question and its lettered choices."""
         options = "\n".join(f"{MC_LETTERS[k]}. {choice}" for k, choice in enumerate(row["choices"]))
         return f"{row['question']}\n{fmt.table.choices}:\n{options}"
 
     def gold_answer(self, fmt, row: dict) -> str:
+        """The letter of the right choice."""
         return MC_LETTERS[int(row["label"])]
 
     def gold(self, row: dict):
+        """The index of the right choice."""
         return int(row["label"])
 
     gold_label = gold
 
     def label_words(self, fmt, row: dict | None = None) -> list[str]:
+        """The letters of the row's choices (A to D without a row)."""
         return list(MC_LETTERS[: len(row["choices"]) if row else 4])
 
     def canonical_labels(self, fmt, row: dict | None = None) -> list:
+        """The indices of the row's choices (0 to 3 without a row)."""
         return list(range(len(row["choices"]) if row else 4))
 
     def encoder_labels(self, declared: Sequence, train_rows: Sequence[dict]) -> list:
+        """The declared labels."""
         return list(declared)
 
 
@@ -187,22 +205,28 @@ class StructuredGeneration(TaskKind):
     needs_prefix_space = True
 
     def document(self, fmt, row: dict) -> str:
+        """The row's words joined by spaces."""
         return " ".join(row["tokens"])
 
     def gold_answer(self, fmt, row: dict) -> str:
+        """The row's entities as the JSON a perfect model writes."""
         return json.dumps(bio_to_entities(row["tokens"], row["labels"], fmt.ner_keys()), ensure_ascii=False)
 
     def gold(self, row: dict):
+        """The row's BIO tags."""
         return list(row["labels"])
 
     def labels_phrase(self, fmt, row: dict | None = None) -> str:
+        """The entity type names joined with the language's "and"."""
         return join_words(list(fmt.ner_keys().values()), fmt.table.ner_and)
 
     def truncate(self, row: dict, keep_fraction: float) -> dict:
+        """A copy of ``row`` with its words (and their tags) cut to ``keep_fraction``."""
         n = max(1, int(len(row["tokens"]) * keep_fraction))
         return {**row, "tokens": row["tokens"][:n], "labels": row["labels"][:n]}
 
     def predict(self, predictor, fmt, rows: list[dict], prompts: list[str]) -> list[dict]:
+        """BIO tags for each row from its schema-constrained JSON answer, and whether the JSON was valid."""
         keys = fmt.ner_keys()
         outputs = predictor.generate(prompts, schema=ner_json_schema(keys))
         out = []
@@ -212,6 +236,7 @@ class StructuredGeneration(TaskKind):
         return out
 
     def encoder_labels(self, declared: Sequence, train_rows: Sequence[dict]) -> list:
+        """The declared tags, else every tag of the training rows ("O" first)."""
         if declared:
             return list(declared)
         return sorted({tag for row in train_rows for tag in row["labels"]}, key=lambda t: (t != "O", t))
@@ -226,6 +251,7 @@ class StructuredGeneration(TaskKind):
         return {"f1": 2 * len(true & found) / (len(true) + len(found))}
 
     def answer_valid(self, fmt, row: dict, answer: dict) -> bool:
+        """Whether the answer was valid JSON."""
         return bool(answer.get("valid_json", True))
 
 
@@ -238,18 +264,23 @@ class SpanExtraction(TaskKind):
     encoder_head = "QuestionAnsweringHead"
 
     def document(self, fmt, row: dict) -> str:
+        """The context, then the question."""
         return f"{row['context']}\n{fmt.table.question}: {row['question']}"
 
     def shot_text(self, fmt, row: dict) -> str:
+        """The context (shots are chosen and deduplicated by it)."""
         return row["context"]
 
     def gold_answer(self, fmt, row: dict) -> str:
+        """The first gold answer."""
         return row["answers"]["text"][0] if row["answers"]["text"] else ""
 
     def gold(self, row: dict):
+        """Every gold answer."""
         return list(row["answers"]["text"])
 
     def predict(self, predictor, fmt, rows: list[dict], prompts: list[str]) -> list[dict]:
+        """The generated text up to its first line break, as the answer."""
         return [{"output": o, "prediction": cut_at_stop(o, ("\n",))} for o in predictor.generate(prompts)]
 
     def example_scores(self, gold, prediction) -> dict[str, float]:
@@ -268,12 +299,15 @@ class FreeGeneration(TaskKind):
     )
 
     def gold_answer(self, fmt, row: dict) -> str:
+        """The target text."""
         return row["target_text"]
 
     def gold(self, row: dict):
+        """The target text."""
         return row["target_text"]
 
     def predict(self, predictor, fmt, rows: list[dict], prompts: list[str]) -> list[dict]:
+        """The generated text up to its first blank line, as the answer."""
         return [{"output": o, "prediction": cut_at_stop(o)} for o in predictor.generate(prompts)]
 
     def example_scores(self, gold, prediction) -> dict[str, float]:
@@ -291,12 +325,15 @@ class Rewriting(FreeGeneration):
     example_score_keys: tuple[str, ...] = ("meteor", "sari")
 
     def gold_answer(self, fmt, row: dict) -> str:
+        """The first reference."""
         return self.references(row)[0]
 
     def gold(self, row: dict):
+        """The source text and every reference (SARI needs the source)."""
         return {"source": row[self.text_field], "references": self.references(row)}
 
     def example_scores(self, gold, prediction) -> dict[str, float]:
+        """METEOR and SARI of the answer against the references."""
         return {
             "meteor": meteor_single(prediction, gold["references"]),
             "sari": sari_single(gold["source"], prediction, gold["references"]),
@@ -304,6 +341,7 @@ class Rewriting(FreeGeneration):
 
     @staticmethod
     def references(row: dict) -> list[str]:
+        """The row's references: its target text, or each of its target texts."""
         target = row["target_text"]
         return [target] if isinstance(target, str) else list(target)
 

@@ -383,10 +383,11 @@ METRIC_ALIASES = {"chr_f3pp": "chrf3pp", "chr_f4pp": "chrf4pp"}
 
 
 class UnknownTask(ValueError):
-    pass
+    """A task name no spec has."""
 
 
 def canonical_task(name: str) -> str:
+    """The task's current name (an older alias mapped to it)."""
     return TASK_ALIASES.get(name, name)
 
 

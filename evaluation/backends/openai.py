@@ -16,8 +16,10 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Unpack
 
-from evaluation.backends.base import Sampling, Usage
+from evaluation.backends.base import GenerateOptions, Sampling, Usage
+from evaluation.backends.registry import register
 from evaluation.errors import EvaluationError
 
 CHAT_MARKER = "\x00chat:"
@@ -25,11 +27,23 @@ TOP_LOGPROBS = 20
 
 
 class ServerError(EvaluationError):
-    pass
+    """The server answered with an error, or not at all, after every retry."""
 
 
+@register
 class OpenAIBackend:
+    """A model served by an OpenAI-compatible HTTP server (the choice's argument is its URL)."""
+
     name = "openai"
+    needs_weights = False  # a local folder only lends its tokenizer (chat template, token counts)
+    takes_argument = True
+    requires: tuple[str, ...] = ("httpx",)
+    extra: str | None = None
+
+    @classmethod
+    def load(cls, argument: str, model_id: str, weights: Path | None, *, trust_remote_code: bool) -> OpenAIBackend:
+        """``model_id`` on the server at ``argument`` (``OPENAI_BASE_URL`` or a local server when empty)."""
+        return cls(base_url=argument or None, model=model_id, tokenizer_dir=weights)
 
     def __init__(
         self,
@@ -66,11 +80,13 @@ class OpenAIBackend:
 
     # --- efficiency (evaluation/measurement.py) ---------------------------------------------
     def device_profile(self):
+        """Where the model runs: on a server, out of sight (no memory or energy measured here)."""
         from evaluation.hardware import RemoteDevice
 
         return RemoteDevice(self.name)
 
     def run_settings(self):
+        """How the model runs, as far as a client can tell: this backend, the server's dtype unknown."""
         from evaluation.hardware import RunSettings
 
         return RunSettings(backend=self.name, dtype="unknown (server)")
@@ -94,11 +110,14 @@ class OpenAIBackend:
 
     # --- text ------------------------------------------------------------------------------
     def render_chat(self, messages: list[dict]) -> str:
+        """The tokenizer's chat template applied to ``messages``; without one, the messages marked for the server's
+        chat endpoint."""
         if self.tokenizer is not None and self.tokenizer.chat_template:
             return str(self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True))
         return CHAT_MARKER + json.dumps(messages, ensure_ascii=False)
 
     def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` by the local tokenizer, else a conservative estimate (a token per 3 characters)."""
         if self.tokenizer is not None:
             return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
         return math.ceil(len(text) / 3)  # conservative estimate without a tokenizer
@@ -186,6 +205,8 @@ class OpenAIBackend:
     def label_logprobs(
         self, prompts: Sequence[str], continuations: Sequence[str], shared_prefix: str | None = None
     ) -> list[list[float]] | None:
+        """The log-probabilities of each continuation's first token among the server's top log-probabilities; None
+        when the server gives none."""
         results = self._map(lambda p: self._request(p, 1, logprobs=True)[1], prompts)
         if any(top is None for top in results):
             return None  # the server gives no log-probabilities: generate instead
@@ -212,18 +233,13 @@ class OpenAIBackend:
             return token == target
         return token.strip().lower() == target.strip().lower()
 
-    def generate(
-        self,
-        prompts: Sequence[str],
-        max_new_tokens: int,
-        *,
-        json_schema: dict | None = None,
-        shared_prefix: str | None = None,
-        sampling: Sampling | None = None,
-    ) -> list[str]:
+    def generate(self, prompts: Sequence[str], max_new_tokens: int, **options: Unpack[GenerateOptions]) -> list[str]:
+        """One request a prompt, ``concurrency`` at a time (the server caches a shared prefix itself)."""
+        json_schema, sampling = options.get("json_schema"), options.get("sampling")
         return self._map(
             lambda p: self._request(p, max_new_tokens, json_schema=json_schema, sampling=sampling)[0], prompts
         )
 
     def close(self) -> None:
+        """Close the HTTP client."""
         self.client.close()

@@ -14,8 +14,11 @@ import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Unpack
 
-from evaluation.backends.base import Sampling, Usage
+from evaluation.backends.base import GenerateOptions, Sampling, Usage
+from evaluation.backends.decoding import greedy_decode
+from evaluation.backends.registry import register
 from evaluation.errors import ModelLoadError
 from evaluation.structured import close_truncated_json
 
@@ -25,6 +28,8 @@ LOGIT_ROWS = 64  # positions per output-layer call in token_logprobs (64 × 262k
 
 
 def pick_dtype(device: str):
+    """The torch dtype to run in: ``GLOSSA_DTYPE`` if set, else bfloat16 (float16 without it) on a GPU, bfloat16 on
+    a CPU with AMX, float32 on other CPUs."""
     import torch
 
     forced = os.environ.get("GLOSSA_DTYPE")
@@ -41,8 +46,23 @@ def pick_dtype(device: str):
     return torch.bfloat16 if "amx_bf16" in flags else torch.float32
 
 
+@register
 class TransformersBackend:
+    """A Hugging Face causal language model run here, on the GPU when there is one."""
+
     name = "transformers"
+    needs_weights = True
+    takes_argument = False
+    requires: tuple[str, ...] = ("torch", "transformers")
+    extra: str | None = None
+
+    @classmethod
+    def load(
+        cls, argument: str, model_id: str, weights: Path | None, *, trust_remote_code: bool
+    ) -> TransformersBackend:
+        """The model in the ``weights`` folder."""
+        assert weights is not None  # the registry checks it: needs_weights
+        return cls(weights, trust_remote_code=trust_remote_code)
 
     def __init__(self, weights: Path | str, *, trust_remote_code: bool = False, device: str | None = None):
         import torch
@@ -76,11 +96,13 @@ class TransformersBackend:
 
     # --- efficiency (evaluation/measurement.py) ---------------------------------------------
     def device_profile(self):
+        """Where the model runs: the GPU, or this machine's CPU."""
         from evaluation.hardware import CpuDevice, CudaDevice
 
         return CudaDevice() if self.device == "cuda" else CpuDevice()
 
     def run_settings(self):
+        """How the model runs: this backend and its dtype."""
         from evaluation.hardware import RunSettings
 
         # bundled GGUF files are dequantised on conversion: the weights run in ``dtype``
@@ -88,17 +110,21 @@ class TransformersBackend:
 
     # --- text ----------------------------------------------------------------------------
     def render_chat(self, messages: list[dict]) -> str:
+        """The model's chat template applied to ``messages``, with the generation prompt."""
         return str(self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True))
 
     def encode(self, text: str) -> list[int]:
+        """Token ids of ``text``, with the special tokens unless the text already starts with BOS."""
         bos = self.tokenizer.bos_token
         add_special = not (bos and text.startswith(bos))
         return self.tokenizer(text, add_special_tokens=add_special)["input_ids"]
 
     def count_tokens(self, text: str) -> int:
+        """How many tokens ``text`` encodes to."""
         return len(self.encode(text))
 
     def first_token(self, continuation: str) -> int:
+        """The id of the first token of ``continuation`` (no special tokens)."""
         return self.tokenizer(continuation, add_special_tokens=False)["input_ids"][0]
 
     # --- batching ----------------------------------------------------------------------------
@@ -130,6 +156,8 @@ class TransformersBackend:
     def label_logprobs(
         self, prompts: Sequence[str], continuations: Sequence[str], shared_prefix: str | None = None
     ) -> list[list[float]] | None:
+        """Log-probability of each continuation's first token after each prompt, in one forward step per batch
+        (after the shared prefix's KV-cache when there is one); None when two continuations share a first token."""
         torch = self.torch
         token_ids = [self.first_token(c) for c in continuations]
         if len(set(token_ids)) != len(token_ids):
@@ -141,7 +169,7 @@ class TransformersBackend:
             for batch in self._batches([e[len(prefix_ids) :] for e in encoded] if prefix_ids else encoded):
                 started = time.perf_counter()
                 if prefix_ids:
-                    last = self._forward_with_prefix(prefix_ids, [encoded[k][len(prefix_ids) :] for k in batch])
+                    last = self._prefill(prefix_ids, [encoded[k][len(prefix_ids) :] for k in batch])[0]
                 else:
                     ids, mask = self._left_pad([encoded[k] for k in batch])
                     pos = (mask.cumsum(-1) - 1).clamp(min=0)
@@ -234,8 +262,10 @@ class TransformersBackend:
             self._prefix_cache = (key, out.past_key_values)
         return self._prefix_cache[1]
 
-    def _forward_with_prefix(self, prefix_ids: list[int], suffixes: list[list[int]]):
-        """Logits after each ``prefix + suffix``, the prefix's KV-cache computed once."""
+    def _prefill(self, prefix_ids: list[int], suffixes: list[list[int]]):
+        """One forward pass over right-padded ``prefix + suffix`` rows, the prefix's KV-cache
+        computed once: the logits after each row's last token, the cache (now holding the
+        suffixes too) and the attention mask. Right padding: real tokens never see the pads."""
         torch = self.torch
         cache = copy.deepcopy(self._prefix_kv(prefix_ids))
         n = len(suffixes)
@@ -246,7 +276,7 @@ class TransformersBackend:
         ids = torch.full((n, width), self.tokenizer.pad_token_id, dtype=torch.long)
         mask = torch.zeros((n, p + width), dtype=torch.long)
         mask[:, :p] = 1
-        for r, s in enumerate(suffixes):  # right padding: real tokens never see the pads
+        for r, s in enumerate(suffixes):
             ids[r, : len(s)] = torch.tensor(s, dtype=torch.long)
             mask[r, p : p + len(s)] = 1
         pos = torch.arange(p, p + width).unsqueeze(0).expand(n, -1)
@@ -260,7 +290,7 @@ class TransformersBackend:
             logits_to_keep=torch.tensor(keep, device=self.device),
         ).logits
         column = torch.tensor([keep.index(len(s) - 1) for s in suffixes], device=logits.device)
-        return logits[torch.arange(n, device=logits.device), column]
+        return logits[torch.arange(n, device=logits.device), column], cache, mask
 
     # --- generation ------------------------------------------------------------------------------
     def _grammar(self, schema: dict):
@@ -273,72 +303,84 @@ class TransformersBackend:
             self._grammars[key] = compiler.compile_json_schema(key, any_whitespace=False)
         return self._grammars[key]
 
-    def generate(
-        self,
-        prompts: Sequence[str],
-        max_new_tokens: int,
-        *,
-        json_schema: dict | None = None,
-        shared_prefix: str | None = None,
-        sampling: Sampling | None = None,
-    ) -> list[str]:
-        torch = self.torch
+    def generate(self, prompts: Sequence[str], max_new_tokens: int, **options: Unpack[GenerateOptions]) -> list[str]:
+        """Greedy continuations (seeded samples with ``sampling``) in length-sorted batches; with
+        ``json_schema`` constrained to it, and closed within it where cut at ``max_new_tokens``.
+        Greedy prompts that share a prefix decode after its KV-cache, computed once."""
+        json_schema, sampling = options.get("json_schema"), options.get("sampling")
         encoded = [self.encode(p) for p in prompts]
-        out: list[str] = [""] * len(prompts)
-        eos = self.tokenizer.eos_token_id
-        stop_ids = (
-            list(self.model.generation_config.eos_token_id or [])
-            if isinstance(self.model.generation_config.eos_token_id, list)
-            else [eos]
-        )
         prefix_ids = (
-            self._common_prefix_ids(encoded, shared_prefix, decode_steps=max_new_tokens) if sampling is None else []
+            self._common_prefix_ids(encoded, options.get("shared_prefix"), decode_steps=max_new_tokens)
+            if sampling is None
+            else []
         )
+        with self.torch.inference_mode():
+            if prefix_ids:
+                return self._generate_after_prefix(encoded, prefix_ids, max_new_tokens, json_schema)
+            return self._generate_batches(encoded, max_new_tokens, json_schema, sampling)
+
+    def _stop_ids(self) -> list[int]:
+        """The tokens that end an answer: the generation config's end tokens, else the tokenizer's."""
+        configured = self.model.generation_config.eos_token_id
+        return list(configured or []) if isinstance(configured, list) else [self.tokenizer.eos_token_id]
+
+    def _generate_after_prefix(
+        self, encoded: list[list[int]], prefix_ids: list[int], max_new_tokens: int, json_schema: dict | None
+    ) -> list[str]:
+        """Greedy answers to prompts that all start with ``prefix_ids``, batch by batch."""
+        grammar = self._grammar(json_schema) if json_schema is not None else None
+        stop_ids = set(self._stop_ids())
+        suffixes = [e[len(prefix_ids) :] for e in encoded]
+        out: list[str] = [""] * len(encoded)
+        for batch in self._batches(suffixes):
+            started = time.perf_counter()
+            texts, counts = self._greedy_with_prefix(
+                prefix_ids, [suffixes[k] for k in batch], max_new_tokens, grammar, stop_ids
+            )
+            self._used(batch, encoded, started, sum(counts))
+            for k, text in zip(batch, texts, strict=True):
+                out[k] = close_truncated_json(text, list(json_schema["properties"])) if json_schema else text
+        return out
+
+    def _generate_batches(
+        self, encoded: list[list[int]], max_new_tokens: int, json_schema: dict | None, sampling: Sampling | None
+    ) -> list[str]:
+        """Answers from ``model.generate`` on left-padded batches: greedy, or sampled with one
+        seed for the whole call (the same prompts give the same samples)."""
+        torch = self.torch
+        stop_ids = self._stop_ids()
         decoding: dict[str, bool | float | None] = {
             "do_sample": False,
             "top_p": None,
             "top_k": None,
             "temperature": None,
         }
-        if sampling is not None:  # one seed for the whole call: the same prompts give the same samples
+        if sampling is not None:
             torch.manual_seed(sampling.seed)
             decoding = {"do_sample": True, "top_p": sampling.top_p, "top_k": None, "temperature": sampling.temperature}
-        grammar = self._grammar(json_schema) if json_schema is not None else None
-        with torch.inference_mode():
-            if prefix_ids:
-                p = len(prefix_ids)
-                suffixes = [e[p:] for e in encoded]
-                for batch in self._batches(suffixes):
-                    started = time.perf_counter()
-                    texts, counts = self._greedy_with_prefix(
-                        prefix_ids, [suffixes[k] for k in batch], max_new_tokens, grammar, set(stop_ids)
-                    )
-                    self._used(batch, encoded, started, sum(counts))
-                    for k, text in zip(batch, texts, strict=True):
-                        out[k] = close_truncated_json(text, list(json_schema["properties"])) if json_schema else text
-                return out
-            for batch in self._batches(encoded):
-                started = time.perf_counter()
-                ids, mask = self._left_pad([encoded[k] for k in batch])
-                processors = []
-                if json_schema is not None:
-                    from xgrammar.contrib.hf import LogitsProcessor
+        out: list[str] = [""] * len(encoded)
+        for batch in self._batches(encoded):
+            started = time.perf_counter()
+            ids, mask = self._left_pad([encoded[k] for k in batch])
+            processors = []
+            if json_schema is not None:
+                from xgrammar.contrib.hf import LogitsProcessor
 
-                    processors.append(LogitsProcessor(self._grammar(json_schema)))
-                gen = self.model.generate(
-                    input_ids=ids,
-                    attention_mask=mask,
-                    max_new_tokens=max_new_tokens,
-                    logits_processor=processors or None,
-                    pad_token_id=self.tokenizer.pad_token_id,
-                    eos_token_id=stop_ids,
-                    **decoding,
-                )
-                for row, k in enumerate(batch):
-                    out[k] = self.tokenizer.decode(gen[row, ids.shape[1] :], skip_special_tokens=True)
-                    if json_schema is not None:  # cut off at max_new_tokens: close it within the schema
-                        out[k] = close_truncated_json(out[k], list(json_schema.get("properties", {})))
-                self._used(batch, encoded, started, self._answer_tokens(gen[:, ids.shape[1] :], stop_ids))
+                processors.append(LogitsProcessor(self._grammar(json_schema)))
+            gen = self.model.generate(
+                input_ids=ids,
+                attention_mask=mask,
+                max_new_tokens=max_new_tokens,
+                logits_processor=processors or None,
+                pad_token_id=self.tokenizer.pad_token_id,
+                eos_token_id=stop_ids,
+                **decoding,
+            )
+            for row, k in enumerate(batch):
+                out[k] = self.tokenizer.decode(gen[row, ids.shape[1] :], skip_special_tokens=True)
+                if json_schema is not None:  # cut off at max_new_tokens: close it within the schema
+                    out[k] = close_truncated_json(out[k], list(json_schema.get("properties", {})))
+            self._used(batch, encoded, started, self._answer_tokens(gen[:, ids.shape[1] :], stop_ids))
         return out
 
     def _used(self, batch: list[int], encoded: list[list[int]], started: float, generated: int = 0) -> None:
@@ -356,85 +398,16 @@ class TransformersBackend:
         self, prefix_ids: list[int], suffixes: list[list[int]], max_new_tokens: int, grammar, stop_ids: set[int]
     ) -> tuple[list[str], list[int]]:
         """Greedy decoding of ``prefix + suffix`` rows, the prefix's KV-cache computed once;
-        the answers, and how many tokens each has.
-
-        Suffixes are right-padded; the attention mask hides the pads and every row's
-        position ids continue from its own length, so each row decodes as if alone. A row
-        that finishes leaves the batch (its cache row, mask row and position go), so the
-        decode steps after it only compute the rows still generating.
-        """
-        torch = self.torch
-        n = len(suffixes)
-        p = len(prefix_ids)
-        cache = copy.deepcopy(self._prefix_kv(prefix_ids))
-        if n > 1:
-            cache.batch_repeat_interleave(n)
-        width = max(len(s) for s in suffixes)
-        ids = torch.full((n, width), self.tokenizer.pad_token_id, dtype=torch.long)
-        mask = torch.zeros((n, p + width), dtype=torch.long)
-        mask[:, :p] = 1
-        for r, s in enumerate(suffixes):
-            ids[r, : len(s)] = torch.tensor(s, dtype=torch.long)
-            mask[r, p : p + len(s)] = 1
-        keep = sorted({len(s) - 1 for s in suffixes})
-        pos = torch.arange(p, p + width).unsqueeze(0).expand(n, -1)
-        logits = self.model(
-            input_ids=ids.to(self.device),
-            attention_mask=mask.to(self.device),
-            position_ids=pos.to(self.device),
-            past_key_values=cache,
-            use_cache=True,
-            logits_to_keep=torch.tensor(keep, device=self.device),
-        ).logits
-        column = torch.tensor([keep.index(len(s) - 1) for s in suffixes], device=logits.device)
-        last = logits[torch.arange(n, device=logits.device), column]
-        lengths = torch.tensor([p + len(s) for s in suffixes])
-        matchers, bitmask = None, None
-        if grammar is not None:
-            import xgrammar as xgr
-
-            matchers = [xgr.GrammarMatcher(grammar) for _ in range(n)]
-            bitmask = xgr.allocate_token_bitmask(n, grammar.tokenizer_info.vocab_size)
-        generated: list[list[int]] = [[] for _ in range(n)]
-        active = list(range(n))  # the original row of each row of the batch tensors
-        for _ in range(max_new_tokens):
-            scores = last.float().cpu()
-            if matchers is not None and bitmask is not None:
-                import xgrammar as xgr
-
-                for j, r in enumerate(active):
-                    matchers[r].fill_next_token_bitmask(bitmask, j)
-                xgr.apply_token_bitmask_inplace(scores, bitmask[: len(active)])
-            next_tokens = scores.argmax(-1)
-            still = []
-            for j, r in enumerate(active):
-                tok = int(next_tokens[j])
-                if matchers is not None:
-                    matchers[r].accept_token(tok)
-                if tok in stop_ids or (matchers is not None and matchers[r].is_terminated()):
-                    continue
-                generated[r].append(tok)
-                still.append(j)
-            if not still:
-                break
-            if len(still) < len(active):  # drop the finished rows from every batch tensor
-                rows = torch.tensor(still, dtype=torch.long)
-                cache.batch_select_indices(rows.to(self.device))
-                mask, lengths, next_tokens = mask[rows], lengths[rows], next_tokens[rows]
-                active = [active[j] for j in still]
-            mask = torch.cat([mask, torch.ones((len(active), 1), dtype=torch.long)], dim=1)
-            out = self.model(
-                input_ids=next_tokens.unsqueeze(1).to(self.device),
-                attention_mask=mask.to(self.device),
-                position_ids=lengths.unsqueeze(1).to(self.device),
-                past_key_values=cache,
-                use_cache=True,
-            )
-            lengths = lengths + 1
-            last = out.logits[:, -1]
+        the answers, and how many tokens each has (:func:`greedy_decode`)."""
+        last, cache, mask = self._prefill(prefix_ids, suffixes)
+        lengths = self.torch.tensor([len(prefix_ids) + len(s) for s in suffixes])
+        generated = greedy_decode(
+            self.model, self.device, (last, cache, mask, lengths), max_new_tokens, grammar, stop_ids
+        )
         return [str(self.tokenizer.decode(g, skip_special_tokens=True)) for g in generated], [len(g) for g in generated]
 
     def close(self) -> None:
+        """Drop the model and the prefix cache."""
         self._prefix_cache = None
         del self.model
 

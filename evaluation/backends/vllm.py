@@ -13,15 +13,30 @@ import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Unpack
 
-from evaluation.backends.base import Sampling, Usage
+from evaluation.backends.base import GenerateOptions, Sampling, Usage
+from evaluation.backends.registry import register
 from evaluation.errors import EvaluationError, ModelLoadError
 
 TOP_LOGPROBS = 20
 
 
+@register
 class VLLMBackend:
+    """A model run here by vLLM (GPU; the optional ``gpu`` extra)."""
+
     name = "vllm"
+    needs_weights = True
+    takes_argument = False
+    requires: tuple[str, ...] = ("vllm",)
+    extra: str | None = "gpu"
+
+    @classmethod
+    def load(cls, argument: str, model_id: str, weights: Path | None, *, trust_remote_code: bool) -> VLLMBackend:
+        """The model in the ``weights`` folder."""
+        assert weights is not None  # the registry checks it: needs_weights
+        return cls(weights, trust_remote_code=trust_remote_code)
 
     def __init__(self, weights: Path | str, *, trust_remote_code: bool = False):
         if importlib.util.find_spec("vllm") is None:
@@ -50,6 +65,7 @@ class VLLMBackend:
 
     # --- efficiency (evaluation/measurement.py) ---------------------------------------------
     def device_profile(self):
+        """Where the model runs: the GPU, measured in vLLM's engine process, or the CPU with its child processes."""
         import torch
 
         from evaluation.hardware import CpuDevice, CudaDevice
@@ -58,6 +74,7 @@ class VLLMBackend:
         return CudaDevice(in_process=False) if torch.cuda.is_available() else CpuDevice(process_tree=True)
 
     def run_settings(self):
+        """How the model runs: this backend, its dtype and quantisation."""
         from evaluation.hardware import RunSettings
 
         config = self.llm.llm_engine.model_config
@@ -80,9 +97,11 @@ class VLLMBackend:
         return outputs
 
     def render_chat(self, messages: list[dict]) -> str:
+        """The model's chat template applied to ``messages``, with the generation prompt."""
         return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
 
     def count_tokens(self, text: str) -> int:
+        """How many tokens ``text`` encodes to."""
         return len(self.tokenizer(text)["input_ids"])
 
     def _params(
@@ -112,6 +131,8 @@ class VLLMBackend:
     def label_logprobs(
         self, prompts: Sequence[str], continuations: Sequence[str], shared_prefix: str | None = None
     ) -> list[list[float]] | None:
+        """Log-probability of each continuation's first token after each prompt, from the first generated token's
+        top log-probabilities; None when two continuations share a first token."""
         ids = [self.tokenizer(c, add_special_tokens=False)["input_ids"][0] for c in continuations]
         if len(set(ids)) != len(ids):
             return None
@@ -140,18 +161,12 @@ class VLLMBackend:
             result.append([steps[i][ids[i]].logprob for i in range(1, min(len(ids), len(steps))) if steps[i]])
         return result
 
-    def generate(
-        self,
-        prompts: Sequence[str],
-        max_new_tokens: int,
-        *,
-        json_schema: dict | None = None,
-        shared_prefix: str | None = None,
-        sampling: Sampling | None = None,
-    ) -> list[str]:
-        params = self._params(max_new_tokens, json_schema=json_schema, sampling=sampling)
+    def generate(self, prompts: Sequence[str], max_new_tokens: int, **options: Unpack[GenerateOptions]) -> list[str]:
+        """All prompts to vLLM at once (its prefix cache reuses a shared prefix by itself)."""
+        params = self._params(max_new_tokens, json_schema=options.get("json_schema"), sampling=options.get("sampling"))
         outputs = self._run(list(prompts), params)
         return [out.outputs[0].text for out in outputs]
 
     def close(self) -> None:
+        """Drop the engine."""
         del self.llm

@@ -21,6 +21,8 @@ def _pad(seq: list[int], length: int, value: int) -> list[int]:
 
 
 def make_collate(pad_token_id: int):
+    """A collate function that pads a list of encoded features into batch tensors (multiple-choice rows padded per
+    choice)."""
     pad_values = {"input_ids": pad_token_id, "attention_mask": 0, "token_type_ids": 0, "labels": IGNORE_INDEX}
 
     def collate(features: Sequence[dict]) -> dict[str, torch.Tensor]:

@@ -41,6 +41,9 @@ def _token_features(encoded: Any, index: int | None = None) -> dict:
 
 
 class Head:
+    """How an encoder is fine-tuned and read for one kind of task: its transformers auto class, how rows are
+    encoded, and how outputs become predictions."""
+
     auto_class_name: str = ""
 
     def __init__(self, tokenizer, *, max_length: int, labels: Sequence[str] = ()) -> None:
@@ -51,9 +54,11 @@ class Head:
         self.collate = make_collate(pad_id)
 
     def model_kwargs(self) -> dict:
+        """Extra arguments the model class is loaded with (labels, for classification heads)."""
         return {}
 
     def load_model(self, model_dir: str, **load_kwargs):
+        """The encoder in ``model_dir`` with this head on top (a new head: it is trained here)."""
         import transformers
 
         auto_class = getattr(transformers, self.auto_class_name)
@@ -64,13 +69,17 @@ class Head:
         raise NotImplementedError
 
     def predict(self, model, rows: Sequence[dict], batch: BatchSize, device: str) -> list:
+        """The predictions of ``model`` for ``rows``, computed in batches on ``device``."""
         raise NotImplementedError
 
     def gold(self, row: dict) -> Any:
+        """The gold answer of ``row``, as predictions are compared with it."""
         raise NotImplementedError
 
 
 class SequenceClassificationHead(Head):
+    """Sequence classification: one label per document."""
+
     auto_class_name = "AutoModelForSequenceClassification"
 
     def __init__(self, tokenizer, *, max_length: int, labels: Sequence[str]) -> None:
@@ -80,6 +89,7 @@ class SequenceClassificationHead(Head):
         self.label2id = {label: i for i, label in enumerate(self.labels)}
 
     def model_kwargs(self) -> dict:
+        """The labels, by index and name, for the classification layer."""
         return {
             "num_labels": len(self.labels),
             "id2label": dict(enumerate(self.labels)),
@@ -90,6 +100,7 @@ class SequenceClassificationHead(Head):
         return self.tokenizer([row["text"] for row in rows], truncation=True, max_length=self.max_length)
 
     def encode(self, rows: Sequence[dict]) -> list[list[dict]]:
+        """The features of each row (one each), with its label; an unknown label raises."""
         encoded = self._encode_texts(rows)
         features = []
         for i, row in enumerate(rows):
@@ -101,6 +112,7 @@ class SequenceClassificationHead(Head):
         return features
 
     def predict(self, model, rows: Sequence[dict], batch: BatchSize, device: str) -> list[str]:
+        """The label of each row: the highest logit's."""
         encoded = self._encode_texts(rows)
         features = [_token_features(encoded, i) for i in range(len(rows))]
         logits = np.concatenate(
@@ -109,10 +121,13 @@ class SequenceClassificationHead(Head):
         return [self.labels[int(k)] for k in logits.argmax(axis=-1)]
 
     def gold(self, row: dict) -> str:
+        """The row's label."""
         return row["label"]
 
 
 class MultipleChoiceHead(Head):
+    """Multiple choice: the question paired with each choice, the best-scored choice predicted."""
+
     auto_class_name = "AutoModelForMultipleChoice"
 
     def _encode_row(self, row: dict) -> dict:
@@ -130,6 +145,7 @@ class MultipleChoiceHead(Head):
             raise ValueError(f"multiple-choice rows must all have the same number of choices, found {sorted(counts)}")
 
     def encode(self, rows: Sequence[dict]) -> list[list[dict]]:
+        """The features of each row: the question paired with each choice, with the right choice's index."""
         self._check_choices(rows)
         features = []
         for row in rows:
@@ -139,6 +155,7 @@ class MultipleChoiceHead(Head):
         return features
 
     def predict(self, model, rows: Sequence[dict], batch: BatchSize, device: str) -> list[int]:
+        """The index of each row's best-scored choice."""
         self._check_choices(rows)
         features = [self._encode_row(row) for row in rows]
         logits = np.concatenate(
@@ -147,10 +164,13 @@ class MultipleChoiceHead(Head):
         return [int(k) for k in logits.argmax(axis=-1)]
 
     def gold(self, row: dict) -> int:
+        """The index of the row's right choice."""
         return int(row["label"])
 
 
 class TokenClassificationHead(Head):
+    """Token classification (NER): a BIO tag per word, read from its first sub-token."""
+
     auto_class_name = "AutoModelForTokenClassification"
 
     def __init__(self, tokenizer, *, max_length: int, labels: Sequence[str]) -> None:
@@ -161,6 +181,7 @@ class TokenClassificationHead(Head):
         self.id2label = dict(enumerate(self.labels))
 
     def model_kwargs(self) -> dict:
+        """The BIO tags, by index and name, for the classification layer."""
         return {"num_labels": len(self.labels), "id2label": dict(self.id2label), "label2id": dict(self.label2id)}
 
     def _encode_words(self, rows: Sequence[dict]) -> Any:
@@ -169,6 +190,7 @@ class TokenClassificationHead(Head):
         )
 
     def encode(self, rows: Sequence[dict]) -> list[list[dict]]:
+        """The features of each row, with each word's tag on its first sub-token."""
         encoded = self._encode_words(rows)
         features = []
         for i, row in enumerate(rows):
@@ -178,6 +200,7 @@ class TokenClassificationHead(Head):
         return features
 
     def predict(self, model, rows: Sequence[dict], batch: BatchSize, device: str) -> list[list[str]]:
+        """The BIO tags of each row's words, read from each word's first sub-token."""
         encoded = self._encode_words(rows)
         features = [_token_features(encoded, i) for i in range(len(rows))]
         outputs = predict_batches(model, features, self.collate, batch, device)
@@ -188,10 +211,13 @@ class TokenClassificationHead(Head):
         ]
 
     def gold(self, row: dict) -> list[str]:
+        """The row's BIO tags."""
         return list(row["labels"])
 
 
 class QuestionAnsweringHead(Head):
+    """Extractive question answering: the answer span found in overlapping windows of the context."""
+
     auto_class_name = "AutoModelForQuestionAnswering"
 
     def __init__(self, tokenizer, *, max_length: int, labels: Sequence[str] = ()) -> None:
@@ -204,12 +230,14 @@ class QuestionAnsweringHead(Head):
         )
 
     def encode(self, rows: Sequence[dict]) -> list[list[dict]]:
+        """The features of each row: one per window of its context, with the answer's span."""
         features: list[list[dict]] = [[] for _ in rows]
         for window in self._windows(rows, with_labels=True):
             features[window.example].append(window.feature)
         return features
 
     def predict(self, model, rows: Sequence[dict], batch: BatchSize, device: str) -> list[str]:
+        """The answer of each row: the best-scored span over its windows."""
         windows = self._windows(rows, with_labels=False)
         outputs = predict_batches(
             model, [w.feature for w in windows], self.collate, batch, device, output_keys=("start_logits", "end_logits")
@@ -222,6 +250,7 @@ class QuestionAnsweringHead(Head):
         return [qa.best_span(per_example[i], row["context"]) for i, row in enumerate(rows)]
 
     def gold(self, row: dict) -> list[str]:
+        """The row's gold answers."""
         return list(row["answers"]["text"])
 
 
@@ -231,4 +260,5 @@ def head_for(spec) -> type[Head]:
 
 
 def needs_prefix_space(model_type: str, spec) -> bool:
+    """Whether the tokenizer needs ``add_prefix_space`` (byte-level BPE encoders reading pre-split words)."""
     return spec.kind.needs_prefix_space and model_type in _PREFIX_SPACE_MODEL_TYPES

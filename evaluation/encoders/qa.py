@@ -41,6 +41,8 @@ def tokenize_windows(
     stride: int = DEFAULT_STRIDE,
     with_labels: bool,
 ) -> list[Window]:
+    """The rows' question and context tokenised into overlapping windows of the context (with the answer's token
+    span when ``with_labels``)."""
     if not getattr(tokenizer, "is_fast", False):
         raise ValueError("reading comprehension needs a fast tokenizer (offset mappings)")
     pad_right = tokenizer.padding_side == "right"

@@ -38,6 +38,7 @@ class OutOfMemoryAtBatchSizeOne(RuntimeError):
 
 
 def is_out_of_memory(exc: BaseException) -> bool:
+    """Whether ``exc`` is torch running out of (GPU) memory."""
     if isinstance(exc, torch.OutOfMemoryError):
         return True
     return isinstance(exc, RuntimeError) and "out of memory" in str(exc).lower()
@@ -45,6 +46,9 @@ def is_out_of_memory(exc: BaseException) -> bool:
 
 @dataclass
 class TrainingSettings:
+    """How an encoder is fine-tuned: learning rate, batch sizes, evaluation interval, early-stopping patience and a
+    step cap."""
+
     learning_rate: float = DEFAULT_LEARNING_RATE
     effective_batch_size: int = DEFAULT_EFFECTIVE_BATCH
     batch_size: int = DEFAULT_EFFECTIVE_BATCH  # first micro-batch size tried; halves on OOM
@@ -65,6 +69,7 @@ class TrainingSettings:
 
     @property
     def step_cap(self) -> int:
+        """The most steps a fine-tuning takes: ``max_steps``, else the default cap."""
         return self.max_steps if self.max_steps is not None else DEFAULT_MAX_STEPS_CAP
 
 
@@ -76,6 +81,7 @@ class BatchSize:
     halvings: int = 0
 
     def halve(self) -> None:
+        """Halve the batch size after running out of memory; out of memory at one example raises."""
         if self.size <= 1:
             raise OutOfMemoryAtBatchSizeOne(
                 "out of memory even with a batch of one example: use a device with more memory or a smaller model"
@@ -85,6 +91,7 @@ class BatchSize:
 
 
 def chunks(items: Sequence, size: int) -> list[Sequence]:
+    """``items`` cut into consecutive slices of at most ``size``."""
     return [items[start : start + size] for start in range(0, len(items), size)]
 
 
@@ -140,12 +147,15 @@ class EarlyStopping:
         return self.bad_evaluations >= self.patience
 
     def restore_best(self, model: torch.nn.Module) -> None:
+        """Load the weights of the best validation loss back into ``model``."""
         if self.best_state is not None:
             model.load_state_dict(self.best_state)
 
 
 @dataclass
 class TrainingReport:
+    """What a fine-tuning did: its steps, best validation loss and step, and whether it stopped early."""
+
     steps: int
     best_step: int | None
     best_val_loss: float

@@ -70,6 +70,8 @@ class Verdicts:
 
 @dataclass(frozen=True)
 class Fit:
+    """A fitted Bradley-Terry model: entry strengths, the position bias and the length effect."""
+
     strengths: np.ndarray  # centred θ, one per entry
     position: float  # γ
     length: float  # β
@@ -77,6 +79,7 @@ class Fit:
 
     @property
     def parameters(self) -> np.ndarray:
+        """The strengths, then the position and length parameters, as one vector."""
         return np.concatenate([self.strengths, [self.position, self.length]])
 
 

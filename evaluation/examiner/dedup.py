@@ -21,6 +21,7 @@ def _shingles(text: str) -> frozenset[tuple[str, ...]]:
 
 
 def similarity(a: str, b: str) -> float:
+    """The share of the shorter text's word shingles found in the other (1.0 for two empty texts)."""
     sa, sb = _shingles(a), _shingles(b)
     if not sa or not sb:
         return 1.0 if sa == sb else 0.0
@@ -28,4 +29,5 @@ def similarity(a: str, b: str) -> float:
 
 
 def is_near_duplicate(text: str, kept: Iterable[str], threshold: float = THRESHOLD) -> bool:
+    """Whether ``text`` is at least ``threshold`` similar to any text already kept."""
     return any(similarity(text, other) >= threshold for other in kept)

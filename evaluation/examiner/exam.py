@@ -52,6 +52,8 @@ COMPARISON_TOKENS = 12
 
 @dataclass(frozen=True)
 class ExamSettings:
+    """What an exam asks: its language, questions per examiner, follow-ups, round, seed, levels and limits."""
+
     language: str
     questions: int = 6  # per examiner
     follow_ups: int = 1
@@ -75,6 +77,8 @@ class ExamSettings:
 
 @dataclass
 class Participant:
+    """A model taking part in an exam (as examiner or examinee), its backend metered."""
+
     name: str  # the model id
     backend: Backend
     revision: str = ""
@@ -114,6 +118,8 @@ class _Answer:
 
 
 class Exam:
+    """One exam: examiners write questions, examinees answer, examiners grade and compare the answers."""
+
     def __init__(
         self,
         examiners: Sequence[Participant],
@@ -137,6 +143,7 @@ class Exam:
 
     # --- output --------------------------------------------------------------------------------
     def emit(self, record: dict) -> None:
+        """Keep a record and pass it to ``on_record``."""
         self.records.append(record)
         if self.on_record is not None:
             self.on_record(record)
@@ -176,6 +183,7 @@ class Exam:
 
     # --- the exam ------------------------------------------------------------------------------
     def run(self) -> list[dict]:
+        """Run the whole exam (questions, answers, follow-ups, grades, rankings, cost) and return its records."""
         s = self.settings
         self.emit(
             {
@@ -207,6 +215,8 @@ class Exam:
         return self.records
 
     def write_questions(self, examiner: Participant) -> list[_Question]:
+        """The questions ``examiner`` writes: one per slot, a domain and level each, retried when unparseable or a
+        near duplicate."""
         s = self.settings
         index = self.examiners.index(examiner)
         plan = random.Random(f"{s.seed}:{s.round}:{examiner.name}")
@@ -436,6 +446,7 @@ class Exam:
         return out
 
     def cost_record(self) -> dict:
+        """The exam's cost record: what every participant's backend computed, and the totals."""
         models = {}
         for p in self.examiners + self.examinees:
             assert isinstance(p.backend, MeteredBackend)  # Participant.__post_init__ wraps every backend
@@ -458,4 +469,5 @@ def run_exam(
     settings: ExamSettings,
     on_record: Callable[[dict], None] | None = None,
 ) -> list[dict]:
+    """Run an exam and return its records (each also passed to ``on_record`` as it is written)."""
     return Exam(examiners, examinees, settings, on_record).run()

@@ -19,6 +19,8 @@ Judge = Callable[[str, str], int]
 
 @dataclass(frozen=True)
 class Judgment:
+    """One pair judged in both orders: each order's winner, and the outcome (a tie when they disagree)."""
+
     pair: tuple[str, str]  # as the merge met them
     ab: str  # the winner when pair[0] was shown first
     ba: str  # the winner when pair[1] was shown first
@@ -30,19 +32,24 @@ class Judgment:
         return cls((a, b), ab, ba, ab if ab == ba else "tie")
 
     def to_dict(self) -> dict:
+        """The judgment as JSON."""
         return {"pair": list(self.pair), "ab": self.ab, "ba": self.ba, "outcome": self.outcome}
 
 
 @dataclass
 class Ranking:
+    """The order a merge sort found (best first), and the judgments it took."""
+
     order: list[str]  # best first
     judgments: list[Judgment] = field(default_factory=list)
 
     @property
     def comparisons(self) -> int:
+        """How many pairs were judged."""
         return len(self.judgments)
 
     def ties(self) -> list[tuple[str, str]]:
+        """The pairs whose two orders disagreed."""
         return [j.pair for j in self.judgments if j.outcome == "tie"]
 
     def tiers(self) -> list[list[str]]:
@@ -63,6 +70,7 @@ def comparison_bound(n: int) -> int:
 
 
 def judge_both_orders(a: str, b: str, judge: Judge) -> Judgment:
+    """Ask ``judge`` about ``a`` and ``b`` in both orders and combine the verdicts."""
     return Judgment.from_verdicts(a, b, a if judge(a, b) == 1 else b, b if judge(b, a) == 1 else a)
 
 

@@ -9,12 +9,15 @@ from dataclasses import dataclass
 
 @dataclass
 class Usage:
+    """What a participant's backend computed: prompts sent, tokens in and out, and seconds."""
+
     calls: int = 0  # prompts sent
     prompt_tokens: int = 0
     generated_tokens: int = 0
     seconds: float = 0.0
 
     def to_dict(self) -> dict:
+        """The usage as JSON (seconds rounded to milliseconds)."""
         return {
             "calls": self.calls,
             "prompt_tokens": self.prompt_tokens,
@@ -34,6 +37,7 @@ class MeteredBackend:
         return getattr(self.backend, name)
 
     def generate(self, prompts: Sequence[str], max_new_tokens: int, **kwargs) -> list[str]:
+        """The backend's generations, counting the prompts, their tokens, the generated tokens and the time."""
         started = time.perf_counter()
         out = self.backend.generate(prompts, max_new_tokens, **kwargs)
         self.usage.seconds += time.perf_counter() - started

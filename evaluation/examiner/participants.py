@@ -17,6 +17,7 @@ MAX_SERVED_NAME = 200
 
 
 def parse_spec(spec: str, default_backend: str) -> tuple[str, str]:
+    """A participant spec ``model@backend`` split into model and backend (``default_backend`` when none is named)."""
     model, _, backend = spec.partition("@")
     model, backend = model.strip(), (backend.strip() or default_backend)
     if not model:
@@ -74,6 +75,7 @@ class ParticipantLoader:
         self.loaded: dict[tuple[str, str], Participant] = {}
 
     def get(self, model: str, backend: str, revision: str = "", api_key: str | None = None) -> Participant:
+        """The participant for ``model`` on ``backend``, loaded once and shared by every role it plays."""
         key = (model, backend)
         if key not in self.loaded:
             self.loaded[key] = load_participant(
@@ -87,6 +89,7 @@ class ParticipantLoader:
         return self.loaded[key]
 
     def close(self) -> None:
+        """Close every loaded participant's backend."""
         close_all(list(self.loaded.values()))
 
 
@@ -106,6 +109,7 @@ def load_participants(
 
 
 def close_all(participants: Sequence[Participant]) -> None:
+    """Close every participant's backend once (participants may share one)."""
     seen = set()
     for p in participants:
         backend = p.backend.backend if isinstance(p.backend, MeteredBackend) else p.backend

@@ -31,6 +31,8 @@ from evaluation.rank_sets import rank_confidence_sets
 
 @dataclass(frozen=True)
 class GradeTable:
+    """Every counted grade of an exam, standardised, with who asked and who graded whom."""
+
     examinees: tuple[str, ...]
     examiners: tuple[str, ...]
     z: np.ndarray  # (questions, examinees): the standardised grade, NaN where none

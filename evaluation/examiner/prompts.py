@@ -51,6 +51,8 @@ def render(backend: Backend, instruction: str) -> str:
 def question_prompt(
     backend: Backend, language_name: str, domain: Domain, level: Level, avoid: Sequence[str] = ()
 ) -> str:
+    """The prompt asking an examiner for a question of ``level`` in ``domain``, with its reference answer, unlike
+    ``avoid``."""
     lines = [
         f"You are an examiner writing an exam in {language_name}.",
         f"Domain: {domain.name}.",
@@ -64,6 +66,7 @@ def question_prompt(
 
 
 def follow_up_prompt(backend: Backend, language_name: str, question: str, answer: str) -> str:
+    """The prompt asking an examiner for a follow-up question that goes deeper into a correct answer."""
     instruction = (
         f"You are an examiner. You asked, in {language_name}: {question}\n"
         f"The candidate answered:\n{delimited('CANDIDATE ANSWER', answer)}\n{DATA_NOTE}\n"
@@ -83,6 +86,7 @@ def answer_prompt(backend: Backend, question: str) -> str:
 
 
 def grade_prompt(backend: Backend, question: str, reference: str, answer: str) -> str:
+    """The prompt asking an examiner to grade an answer against its reference on the rubric."""
     instruction = (
         f"You are an examiner.\nQuestion: {question}\nYour reference answer: {reference}\n"
         f"Candidate's answer:\n{delimited('CANDIDATE ANSWER', answer)}\n{DATA_NOTE}\n{GRADE_RUBRIC}\n"
@@ -93,6 +97,7 @@ def grade_prompt(backend: Backend, question: str, reference: str, answer: str) -
 
 
 def comparison_prompt(backend: Backend, question: str, reference: str, first: str, second: str) -> str:
+    """The prompt asking an examiner which of two answers is better."""
     instruction = (
         f"You are an examiner.\nQuestion: {question}\nYour reference answer: {reference}\n"
         f"Answer 1:\n{delimited('ANSWER 1', first)}\nAnswer 2:\n{delimited('ANSWER 2', second)}\n{DATA_NOTE}\n"

@@ -28,11 +28,13 @@ KINDS = ("exam", "question", "answer", "grade", "ranking", "summary", "pairwise"
 
 
 class ExamFormatError(EvaluationError):
-    pass
+    """An exam document that does not follow the exam record format."""
 
 
 @dataclass
 class ExamDocument:
+    """An exam's records read back: the exam, its questions, answers, grades, rankings and cost."""
+
     exam: dict
     questions: list[dict] = field(default_factory=list)
     answers: list[dict] = field(default_factory=list)
@@ -78,6 +80,7 @@ def _models(record: dict, key: str, line: int) -> list[str]:
 
 
 def read_exam(lines: Iterable[str | bytes]) -> ExamDocument:
+    """Read an exam document (JSON lines), checking every line and every reference between them."""
     doc: ExamDocument | None = None
     questions: dict[object, dict] = {}  # by id; looked up with whatever a line names
     answers: dict[object, dict] = {}

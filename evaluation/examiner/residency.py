@@ -16,6 +16,8 @@ from collections.abc import Callable
 
 
 class ModelPool:
+    """At most ``limit`` models in memory at once: the least recently used one is unloaded first."""
+
     def __init__(self, limit: int):
         if limit < 1:
             raise ValueError("at least one model must fit")
@@ -24,6 +26,7 @@ class ModelPool:
         self.loads = 0
 
     def touch(self, lazy: LazyBackend) -> None:
+        """Mark ``lazy`` as just used, unloading the least recently used models beyond the limit."""
         self.resident[id(lazy)] = lazy
         self.resident.move_to_end(id(lazy))
         while len(self.resident) > self.limit:
@@ -49,9 +52,11 @@ class LazyBackend:
 
     @property
     def loaded(self) -> bool:
+        """Whether the model is in memory now."""
         return self._backend is not None
 
     def unload(self) -> None:
+        """Close the model and give its memory back; it loads again when next used."""
         backend, self._backend = self._backend, None
         if backend is not None:
             backend.close()
@@ -64,5 +69,6 @@ class LazyBackend:
                 torch.cuda.empty_cache()
 
     def close(self) -> None:
+        """Unload the model and leave the pool."""
         self._pool.resident.pop(id(self), None)
         self.unload()

@@ -61,11 +61,14 @@ def _object(text: str) -> dict:
 
 @dataclass(frozen=True)
 class WrittenQuestion:
+    """A question an examiner wrote, and its reference answer."""
+
     question: str
     reference_answer: str
 
 
 def parse_question(text: str) -> WrittenQuestion:
+    """The question and reference answer in an examiner's JSON output; :class:`InvalidOutput` when it has none."""
     data = _object(text)
     question, reference = data.get("question"), data.get("reference_answer")
     if not isinstance(question, str) or not isinstance(reference, str):
@@ -77,6 +80,7 @@ def parse_question(text: str) -> WrittenQuestion:
 
 
 def parse_grade(text: str) -> dict[str, int]:
+    """The grades in an examiner's JSON output, each checked against its scale; :class:`InvalidOutput` otherwise."""
     data = _object(text)
     grade = {}
     for name, (low, high) in GRADE_SCALES.items():

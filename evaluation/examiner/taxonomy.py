@@ -14,6 +14,8 @@ DATA = Path(__file__).with_name("data") / "domains.json"
 
 @dataclass(frozen=True)
 class Level:
+    """A kind of exam question (memorisation, comprehension, analysis) and how the examiner is told to write one."""
+
     name: str
     instruction: str  # what a question of this level asks for, told to the examiner
 
@@ -33,6 +35,7 @@ LEVEL_NAMES = tuple(level.name for level in LEVELS)
 
 
 def level(name: str) -> Level:
+    """The level of that name; :class:`EvaluationError` naming the known ones otherwise."""
     for candidate in LEVELS:
         if candidate.name == name:
             return candidate
@@ -41,12 +44,16 @@ def level(name: str) -> Level:
 
 @dataclass(frozen=True)
 class Domain:
+    """A subject exam questions are written about, named in the exam's language."""
+
     key: str  # language-independent, e.g. "food_drink"
     name: str  # in the exam's language, e.g. "Mad og drikke"
 
 
 @dataclass(frozen=True)
 class Taxonomy:
+    """An exam language's name and its domains, at a version."""
+
     language: str
     language_name: str  # in English, as the examiner's instructions name it
     domains: tuple[Domain, ...]
@@ -59,10 +66,12 @@ def _data() -> dict:
 
 
 def exam_languages() -> tuple[str, ...]:
+    """The codes of the languages exams can be written in."""
     return tuple(_data()["languages"])
 
 
 def taxonomy(language: str) -> Taxonomy:
+    """The domains of ``language``; :class:`EvaluationError` when it has none."""
     data = _data()
     entry = data["languages"].get(language)
     if entry is None:

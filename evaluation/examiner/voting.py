@@ -71,6 +71,7 @@ def bootstrap_intervals(matrix: np.ndarray, replicates: int, seed: int) -> tuple
 
 
 def kendall_tau(a: dict[str, float], b: dict[str, float]) -> tuple[float | None, int]:
+    """Kendall's τ between two rankings' scores on the models both have, and how many they share (τ None below two)."""
     common = sorted(set(a) & set(b))
     if len(common) < 2:
         return None, len(common)

@@ -8,15 +8,19 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
+from evaluation.model_types import ModelType as EngineModelType
 from leaderboard.jobs.queue_policy import submitter_key
 from leaderboard.models.jobs import JobStatus
 
 
 class ModelType(models.TextChoices):
-    ENCODER = "encoder", "Encoder"
-    BASE = "base", "Base (pretrained) decoder"
-    INSTRUCTION_TUNED = "instruction-tuned", "Instruction-tuned decoder"
-    REASONING = "reasoning", "Reasoning decoder"
+    """The engine's model types (:class:`evaluation.model_types.ModelType`, the same values)
+    as the site's choices, with their labels, and "unknown" for a model the site cannot tell."""
+
+    ENCODER = EngineModelType.ENCODER.value, "Encoder"
+    BASE = EngineModelType.BASE.value, "Base (pretrained) decoder"
+    INSTRUCTION_TUNED = EngineModelType.INSTRUCTION_TUNED.value, "Instruction-tuned decoder"
+    REASONING = EngineModelType.REASONING.value, "Reasoning decoder"
     UNKNOWN = "unknown", "Unknown"
 
     @property
@@ -32,16 +36,17 @@ class ModelType(models.TextChoices):
     @property
     def euroeval_generative_type(self) -> str | None:
         """EuroEval's ``generative_type`` (``base``, ``instruction_tuned``, ``reasoning``);
-        None for encoders and unknown models."""
-        return {"base": "base", "instruction-tuned": "instruction_tuned", "reasoning": "reasoning"}.get(self.value)
+        None for encoders and unknown models (the engine's one mapping)."""
+        if self == ModelType.UNKNOWN:
+            return None
+        generative_type = EngineModelType(self.value).generative_type
+        return generative_type.value if generative_type else None
 
     @classmethod
     def from_euroeval_generative_type(cls, value: str | None) -> ModelType | None:
         """The type a EuroEval ``generative_type`` names (``instruction-tuned`` accepted too)."""
-        for member in (cls.BASE, cls.INSTRUCTION_TUNED, cls.REASONING):
-            if value in (member.euroeval_generative_type, member.value):
-                return member
-        return None
+        engine_type = EngineModelType.of_generative_type(value)
+        return cls(engine_type.value) if engine_type else None
 
 
 class LanguageModel(models.Model):

@@ -24,6 +24,7 @@ import io
 
 from django.urls import reverse
 
+from evaluation.model_types import GenerativeType
 from leaderboard import csv_safe
 from leaderboard.models import LanguageModel, Leaderboard, LeaderboardRanking, ModelType
 from leaderboard.ranking import entry_display_name
@@ -39,7 +40,7 @@ def generative_type(model: LanguageModel) -> str | None:
     if model.model_type in (ModelType.BASE, ModelType.INSTRUCTION_TUNED, ModelType.REASONING, ModelType.ENCODER):
         return ModelType(model.model_type).euroeval_generative_type
     value = (model.metadata or {}).get("generative_type")
-    return value if value in ("base", "instruction_tuned", "reasoning") else None
+    return value if value in {t.value for t in GenerativeType} else None
 
 
 def get_leaderboard(code: str) -> Leaderboard:

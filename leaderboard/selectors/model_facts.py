@@ -22,6 +22,7 @@ KINDS = {
     ModelType.INSTRUCTION_TUNED: "Decoder",
     ModelType.REASONING: "Decoder",
 }
+DECODER_TYPES = (ModelType.BASE, ModelType.INSTRUCTION_TUNED, ModelType.REASONING)
 SOURCES = {
     TypeSource.FINE_TUNED: "guessed: its published records report a training loss (it was fine-tuned)",
     TypeSource.RECORD: "as its result records or a published board state it",
@@ -45,11 +46,7 @@ def type_facts(model: LanguageModel) -> dict:
     claims = metadata.get("type_claims") if isinstance(metadata.get("type_claims"), dict) else {}
     return {
         "kind": kind,
-        "variant": ""
-        if kind == "Encoder"
-        else {"base": "base", "instruction-tuned": "instruction-tuned"}.get(
-            model.model_type, "reasoning" if model.model_type == ModelType.REASONING else ""
-        ),
+        "variant": str(model.model_type) if kind != "Encoder" and model.model_type in DECODER_TYPES else "",
         "architecture": ", ".join(a for a in architecture.get("architectures", []) if isinstance(a, str)),
         "source": SOURCES.get(source, "") if model.model_type != ModelType.UNKNOWN else "",
         "disagreement": (

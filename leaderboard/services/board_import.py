@@ -59,11 +59,6 @@ TYPE_OF_EMOJI = {
     "🤔": ModelType.REASONING,
     "🔍": ModelType.ENCODER,
 }
-TYPE_OF_WORD = {
-    "base": ModelType.BASE,
-    "instruction_tuned": ModelType.INSTRUCTION_TUNED,
-    "reasoning": ModelType.REASONING,
-}
 
 
 RECONSTRUCTED = "reconstructed"
@@ -303,7 +298,7 @@ def _metadata(row: dict) -> dict:
         "num_parameters": _count(row.get("parameters") or row.get("num_model_parameters")),
         "vocabulary_size": _count(row.get("vocabulary") or row.get("vocabulary_size")),
         "max_sequence_length": _count(row.get("context") or row.get("max_sequence_length")),
-        "model_type": TYPE_OF_EMOJI.get(kind) or TYPE_OF_WORD.get(kind),
+        "model_type": TYPE_OF_EMOJI.get(kind) or ModelType.from_euroeval_generative_type(kind),
     }
 
 
