@@ -11,6 +11,7 @@ each role is asked), ``schemas`` (the JSON each answer must match, and its parsi
 ``dedup`` (near-duplicate questions), ``merge_sort`` (the comparison sort), ``exam`` (the
 orchestration: answers, grades, follow-ups), ``exam_types`` (the settings, participants,
 questions and answers its steps share), ``question_writing`` (the examiners' questions),
-``answer_ranking`` (each question's answers ranked by merge sort), ``records`` (the JSONL document and its validation), ``voting`` (the
-scores, intervals and agreement), ``metering`` (calls, tokens and seconds per model).
+``answer_ranking`` (each question's answers ranked by merge sort), ``records`` (the JSONL
+document and its validation), ``voting`` (the scores, intervals and agreement),
+``metering`` (calls, tokens and seconds per model).
 """
