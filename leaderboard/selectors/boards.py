@@ -4,7 +4,6 @@ number of queries however many entries it has."""
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
@@ -39,6 +38,7 @@ from leaderboard.selectors.formatting import (
     model_url,
     size_bucket,
 )
+from leaderboard.selectors.recent import RecentValues
 from leaderboard.services.method_view import RankingPending, apply_ranking, method_info, method_label, ranking_for
 
 # --- board filters ------------------------------------------------------------------
@@ -328,8 +328,7 @@ def _all_rows(board: Leaderboard, languages, tasks, datasets, ranking=None) -> l
     return [_entry_row(entry, languages, tasks, datasets) for entry in apply_ranking(list(entries), ranking)]
 
 
-_LOCAL_ROWS: OrderedDict[str, list[dict]] = OrderedDict()
-_LOCAL_ROWS_MAX = 16
+_LOCAL_ROWS: RecentValues[list[dict]] = RecentValues(16)
 
 
 def board_rows(board: Leaderboard, version: str, languages, tasks, datasets, ranking=None) -> list[dict]:
@@ -339,18 +338,15 @@ def board_rows(board: Leaderboard, version: str, languages, tasks, datasets, ran
     key = f"glossa:board-rows:v3:{board.code}:{version}"
     if ranking is not None:
         key += f":{ranking.method}:{ranking.method_version}:{ranking.generated_at.isoformat()}"
-    rows = _LOCAL_ROWS.get(key)
-    if rows is None:
+
+    def shared_or_built() -> list[dict]:
         rows = cache.get(key)
         if not (isinstance(rows, list) and all(isinstance(row, dict) for row in rows)):  # a miss
             rows = _all_rows(board, languages, tasks, datasets, ranking)
             cache.set(key, rows, BOARD_CACHE_SECONDS)
-        _LOCAL_ROWS[key] = rows
-        while len(_LOCAL_ROWS) > _LOCAL_ROWS_MAX:
-            _LOCAL_ROWS.popitem(last=False)
-    else:
-        _LOCAL_ROWS.move_to_end(key)
-    return rows
+        return rows
+
+    return _LOCAL_ROWS.get(key, shared_or_built)
 
 
 def filter_rows(rows: list[dict], filters: BoardFilters) -> list[dict]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections import OrderedDict
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -19,12 +18,12 @@ from evaluation.examples import read_shown
 from evaluation.tasks import UnknownTask, get_task
 from leaderboard.models import Evaluation, EvaluationExamples, LanguageModel
 from leaderboard.selectors.formatting import dataset_url, model_url, variant_label
+from leaderboard.selectors.recent import RecentValues
 
 PAGE_SIZE = 50
 OUTCOMES = ("correct", "incorrect", "unparseable")
 DOWNLOAD_FIELDS = ("example_id", "input", "gold", "output", "parsed", "valid", "scores", "iterations")
-_DECODED: OrderedDict[tuple, ReadExamples] = OrderedDict()  # (evaluation, updated_at) → what was read
-_DECODED_MAX = 16
+_DECODED: RecentValues[ReadExamples] = RecentValues(16)  # (evaluation, updated_at) → what was read
 logger = logging.getLogger("leaderboard.selectors.examples")
 
 
@@ -94,19 +93,15 @@ def read_stored(stored: EvaluationExamples) -> ReadExamples:
     """The stored examples, checked and cut as pages show them, decompressing at most
     PAGE_READ_BYTES; a file with one bad example yields none (and says so), never an error.
     Kept for the last few evaluations read in this process."""
-    key = (stored.pk, stored.updated_at)
-    found = _DECODED.get(key)
-    if found is None:
+
+    def read() -> ReadExamples:
         data = EvaluationExamples.objects.filter(pk=stored.pk).values_list("data", flat=True).first()
         found = _read(bytes(data) if data is not None else b"", stored.evaluation.dataset.task)
         if found.problem:
             logger.warning("examples of evaluation %s not shown: %s", stored.evaluation_id, found.problem)
-        _DECODED[key] = found
-        while len(_DECODED) > _DECODED_MAX:
-            _DECODED.popitem(last=False)
-    else:
-        _DECODED.move_to_end(key)
-    return found
+        return found
+
+    return _DECODED.get((stored.pk, stored.updated_at), read)
 
 
 def _read(data: bytes, task: str) -> ReadExamples:
