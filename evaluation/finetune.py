@@ -196,8 +196,6 @@ def evaluate_encoder_dataset(
     ``times`` drawn, ``prediction``: what :func:`evaluation.examples.build_examples` reads).
     ``run`` records the model loads and prediction passes (their time and tokens).
     """
-    import torch
-
     if iterations < 1:
         raise ValueError("iterations must be at least 1")
     _check_indices(splits, indices, iterations)
@@ -211,48 +209,81 @@ def evaluate_encoder_dataset(
     tokens = [sum(len(f["input_ids"]) for f in feats) for feats in head.encode(test_rows)] if run else []
     scores = []
     for i in range(iterations):
-        seed = BASE_SEED + i
-        torch.manual_seed(seed)  # the fresh head's initialisation
-        started = time.perf_counter()
-        model = _load_model(head, model_dir, device)
-        if run is not None:
-            run.load_seconds += time.perf_counter() - started
-        report = train(
-            model,
-            _resampled(train_features, indices["train"][i]),
-            _resampled(val_features, indices["val"][i]),
-            head.collate,
-            settings,
-            seed=seed,
-            device=device,
-            batch=batch,
-        )
+        train_set = _resampled(train_features, indices["train"][i])
+        val_set = _resampled(val_features, indices["val"][i])
+        model, report = _fine_tune(head, model_dir, train_set, val_set, settings, BASE_SEED + i, device, batch, run)
         test_idx = np.asarray(indices["test"][i])
-        unique = np.unique(test_idx)  # resamples repeat rows: predict each row once
-        ids = unique.tolist()
-        if run is not None:
-            predictions = dict(zip(ids, run.predict(head, model, test_rows, ids, batch, tokens)))
-        else:
-            predictions = dict(zip(ids, head.predict(model, [test_rows[j] for j in ids], batch, device)))
+        ids = np.unique(test_idx).tolist()  # resamples repeat rows: predict each row once
+        predictions = _predict_test(head, model, test_rows, ids, device, batch, run, tokens)
+        del model
         if answers is not None:  # per-example evidence (evaluation/examples.py)
-            times = Counter(test_idx.tolist())
-            answers.extend(
-                {"iteration": i, "row": j, "times": times[j], "prediction": predictions[j]} for j in predictions
-            )
+            answers.extend(_drawn_answers(i, test_idx, predictions))
         golds = [head.gold(test_rows[j]) for j in test_idx]
         scores.append(compute_task_metrics(task, golds, [predictions[j] for j in test_idx.tolist()]))
-        logger.info(
-            "iteration %d: %d steps, best val loss %.4f at step %s, batch %d: %s",
-            i,
-            report.steps,
-            report.best_val_loss,
-            report.best_step,
-            batch.size,
-            scores[-1],
-        )
+        _log_iteration(i, report, batch, scores[-1])
         if reports is not None:
             reports.append(report)
-        del model
         if progress is not None:
             progress(i + 1, iterations)
     return scores
+
+
+def _fine_tune(
+    head: Head,
+    model_dir: str,
+    train_set: list[dict],
+    val_set: list[dict],
+    settings: TrainingSettings,
+    seed: int,
+    device: str,
+    batch: BatchSize,
+    run: FineTuneRun | None,
+) -> tuple[Any, TrainingReport]:
+    """Load the encoder with a fresh head initialised from ``seed`` and fine-tune it on
+    ``train_set``, early-stopping on ``val_set``; returns the model and its training report.
+    The load's time goes to ``run`` when given."""
+    import torch
+
+    torch.manual_seed(seed)  # the fresh head's initialisation
+    started = time.perf_counter()
+    model = _load_model(head, model_dir, device)
+    if run is not None:
+        run.load_seconds += time.perf_counter() - started
+    report = train(model, train_set, val_set, head.collate, settings, seed=seed, device=device, batch=batch)
+    return model, report
+
+
+def _predict_test(
+    head: Head,
+    model,
+    test_rows: Sequence[dict],
+    ids: list[int],
+    device: str,
+    batch: BatchSize,
+    run: FineTuneRun | None,
+    tokens: list[int],
+) -> dict[int, Any]:
+    """Test row index → the fine-tuned model's prediction, for the rows ``ids``; through
+    ``run`` when given, which records the pass (its time and tokens)."""
+    if run is not None:
+        return dict(zip(ids, run.predict(head, model, test_rows, ids, batch, tokens)))
+    return dict(zip(ids, head.predict(model, [test_rows[j] for j in ids], batch, device)))
+
+
+def _drawn_answers(iteration: int, test_idx: np.ndarray, predictions: dict[int, Any]) -> list[dict]:
+    """Each predicted test row with how often the iteration's resample drew it (``iteration``,
+    ``row``, ``times``, ``prediction``)."""
+    times = Counter(test_idx.tolist())
+    return [{"iteration": iteration, "row": j, "times": times[j], "prediction": predictions[j]} for j in predictions]
+
+
+def _log_iteration(iteration: int, report: TrainingReport, batch: BatchSize, scores: dict[str, float]) -> None:
+    logger.info(
+        "iteration %d: %d steps, best val loss %.4f at step %s, batch %d: %s",
+        iteration,
+        report.steps,
+        report.best_val_loss,
+        report.best_step,
+        batch.size,
+        scores,
+    )

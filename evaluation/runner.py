@@ -15,9 +15,9 @@ per-example evidence (``examples_file``, :mod:`evaluation.examples`).
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import importlib.metadata
 import json
-import os
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -36,6 +36,7 @@ from evaluation.intrinsic import TEXTS, intrinsic_evidence
 from evaluation.measurement import DatasetMeter, MeteredBackend, can_measure
 from evaluation.metrics import compute_task_metrics, totals
 from evaluation.models import ModelInfo, local_weights, resolve_model
+from evaluation.predictor import Predictor
 from evaluation.prompts import TaskFormat, fit_prompt
 from evaluation.tasks import engine_task, get_task
 
@@ -178,10 +179,7 @@ def _evaluate_encoder(info, loaded, settings, on_record, on_progress) -> list[di
     records = []
     for dataset in loaded:
         ds_info = dataset.info
-        eval_split = "val" if settings.validation_split else "test"
-        rows = dataset.splits[eval_split][: settings.limit] if settings.limit else dataset.splits[eval_split]
-        if not rows:
-            raise EvaluationError(f"dataset {ds_info.name!r} has no {eval_split} rows to evaluate")
+        eval_split, rows = _evaluated_rows(dataset, settings)
         splits = {"train": dataset.splits["train"], "val": dataset.splits["val"], "test": rows}
         sizes = {split: len(splits[split]) for split in SPLITS}
         indices = bootstrap_indices(sizes, settings.iterations)
@@ -237,6 +235,16 @@ def _training_device() -> str:
 # --- one dataset ---------------------------------------------------------------------------
 
 
+def _evaluated_rows(dataset: LoadedDataset, settings: EvaluationSettings) -> tuple[str, list[dict]]:
+    """The evaluated split (``val`` or ``test``) and its rows, the first ``limit`` of them
+    when the settings set one; raises when there are none."""
+    eval_split = "val" if settings.validation_split else "test"
+    rows = dataset.splits[eval_split][: settings.limit] if settings.limit else dataset.splits[eval_split]
+    if not rows:
+        raise EvaluationError(f"dataset {dataset.info.name!r} has no {eval_split} rows to evaluate")
+    return eval_split, rows
+
+
 def evaluate_dataset(
     backend: Backend,
     info: ModelInfo,
@@ -246,17 +254,16 @@ def evaluate_dataset(
     cache: OutputCache | None = None,
     on_progress: ProgressFn | None = None,
 ) -> tuple[dict, list[dict], list[dict]]:
-    """Evaluate a loaded model on one dataset, every iteration: the record, the predictions and the examples."""
+    """Evaluate a loaded model on one dataset over the settings' bootstrap iterations;
+    returns its record, its predictions (one per distinct row of each iteration) and its
+    per-example evidence."""
     cache = cache if cache is not None else OutputCache()
     meter = DatasetMeter(backend).start() if settings.efficiency and can_measure(backend) else None
     model = MeteredBackend(backend, meter) if meter else backend  # what the task code calls
     ds_info = dataset.info
     spec = engine_task(ds_info.task)
     fmt = TaskFormat(spec.name, _prompt_language(ds_info), ds_info.labels)
-    eval_split = "val" if settings.validation_split else "test"
-    rows = dataset.splits[eval_split][: settings.limit] if settings.limit else dataset.splits[eval_split]
-    if not rows:
-        raise EvaluationError(f"dataset {ds_info.name!r} has no {eval_split} rows to evaluate")
+    eval_split, rows = _evaluated_rows(dataset, settings)
     train = dataset.splits["train"]
     sizes = {split: len(dataset.splits[split]) for split in SPLITS}
     sizes[eval_split] = len(rows)
@@ -264,128 +271,115 @@ def evaluate_dataset(
     style = "chat" if info.model_type.chats and backend.has_chat_template else "base"
     num_shots = spec.num_shots if settings.few_shot else 0
     max_prompt_tokens = max(16, backend.max_context - spec.max_new_tokens)
-
     predictor = Predictor(model, style, spec.max_new_tokens, cache)
 
     def render(shots, row):
         return fmt.render_base(shots, row) if style == "base" else backend.render_chat(fmt.messages(shots, row))
 
+    def prompt(shots: list[dict], row: dict) -> str:
+        return fit_prompt(render, shots, row, spec.name, backend.count_tokens, max_prompt_tokens)[0]
+
     uniques = [sorted({int(r) for r in idx[eval_split][i]}) for i in range(settings.iterations)]
-    total_units, done = sum(len(u) for u in uniques), 0
-    raw, shot_ids_all, predictions, valid_flags = [], [], [], []
+    progress = _progress_counter(on_progress, ds_info.name, sum(len(u) for u in uniques))
+    raw: list[dict] = []
+    shot_ids_all: list[list[int]] = []
+    predictions: list[dict] = []
     for i in range(settings.iterations):
-        shot_ids = (
-            select_shots(
-                train,
-                idx["train"][i],
-                num_shots=num_shots,
-                iteration=i,
-                text_of=fmt.shot_text,
-                dedupe_key=fmt.shot_text,
-                label_of=fmt.gold_label if fmt.gold_label(train[0]) is not None else None,
-                labels=fmt.canonical_labels(train[0]) or None,
-            )
-            if num_shots and train
-            else []
-        )
+        shot_ids = _shot_ids(fmt, train, idx["train"][i], num_shots, i)
         shot_ids_all.append(shot_ids)
-        shots = [train[j] for j in shot_ids]
-        per_row: dict[int, dict] = {}
-        for start in range(0, len(uniques[i]), CHUNK):
-            chunk = uniques[i][start : start + CHUNK]
-            prompts = [
-                fit_prompt(render, shots, rows[r], spec.name, backend.count_tokens, max_prompt_tokens)[0] for r in chunk
-            ]
-            results = spec.kind.predict(predictor, fmt, [rows[r] for r in chunk], prompts)
-            for r, prompt, res in zip(chunk, prompts, results, strict=True):
-                per_row[r] = {"prompt_hash": prompt_key("prompt", prompt), **res}
-            done += len(chunk)
-            if on_progress:
-                on_progress(ds_info.name, done, total_units)
+        shot_prompt = functools.partial(prompt, [train[j] for j in shot_ids])
+        per_row = _predict_rows(predictor, spec, fmt, rows, uniques[i], shot_prompt, progress)
         sample = [int(r) for r in idx[eval_split][i]]
         golds = [spec.kind.gold(rows[r]) for r in sample]
-        preds = [per_row[r]["prediction"] for r in sample]
-        raw.append(compute_task_metrics(spec.name, golds, preds))
-        times = Counter(sample)
-        for r in chunk_order(per_row):
-            entry = per_row[r]
-            if "valid_json" in entry:
-                valid_flags.append(entry["valid_json"])
-            predictions.append({"iteration": i, "row": r, "times": times[r], **entry, "gold": spec.kind.gold(rows[r])})
+        raw.append(compute_task_metrics(spec.name, golds, [per_row[r]["prediction"] for r in sample]))
+        predictions += _iteration_predictions(spec, rows, per_row, i, Counter(sample))
     record = build_record(info, ds_info, spec.name, raw, settings, backend, style, shot_ids_all)
+    valid_flags = [entry["valid_json"] for entry in predictions if "valid_json" in entry]
     if valid_flags:
         record["structured_output_valid"] = float(np.mean(valid_flags))
     examples = build_examples(spec.kind, fmt, rows, predictions, split=eval_split)
-    scorer = getattr(model, "token_logprobs", None)
-    if scorer is not None and settings.intrinsic:
-        documents = [fmt.document(r) for r in rows[:TEXTS]], [fmt.document(r) for r in train[:TEXTS]]
-        weights = (info.model_id, info.commit_sha, backend.name, str(getattr(backend, "dtype", "")))
-        record.update(intrinsic_evidence(scorer, *documents, weights=weights))
+    if settings.intrinsic:
+        _add_intrinsic(record, model, backend, info, fmt, rows, train)
     record["efficiency"] = meter.finish() if meter else None  # evaluation/efficiency.py
     return record, predictions, examples
+
+
+def _progress_counter(on_progress: ProgressFn | None, dataset: str, total: int) -> Callable[[int], None]:
+    """A function that counts ``n`` more rows done and reports the running count."""
+    done = 0
+
+    def advance(n: int) -> None:
+        nonlocal done
+        done += n
+        if on_progress:
+            on_progress(dataset, done, total)
+
+    return advance
+
+
+def _shot_ids(fmt: TaskFormat, train: list[dict], train_sample, num_shots: int, iteration: int) -> list[int]:
+    """The few-shot examples of one iteration (indices into ``train``); none when zero-shot."""
+    if not (num_shots and train):
+        return []
+    return select_shots(
+        train,
+        train_sample,
+        num_shots=num_shots,
+        iteration=iteration,
+        text_of=fmt.shot_text,
+        dedupe_key=fmt.shot_text,
+        label_of=fmt.gold_label if fmt.gold_label(train[0]) is not None else None,
+        labels=fmt.canonical_labels(train[0]) or None,
+    )
+
+
+def _predict_rows(
+    predictor: Predictor,
+    spec,
+    fmt: TaskFormat,
+    rows: list[dict],
+    wanted: list[int],
+    prompt: Callable[[dict], str],
+    advance: Callable[[int], None],
+) -> dict[int, dict]:
+    """Predict the ``wanted`` rows in chunks of ``CHUNK`` prompts: row index → the task
+    kind's result with the hash of its prompt."""
+    per_row: dict[int, dict] = {}
+    for start in range(0, len(wanted), CHUNK):
+        chunk = wanted[start : start + CHUNK]
+        prompts = [prompt(rows[r]) for r in chunk]
+        results = spec.kind.predict(predictor, fmt, [rows[r] for r in chunk], prompts)
+        for r, text, res in zip(chunk, prompts, results, strict=True):
+            per_row[r] = {"prompt_hash": prompt_key("prompt", text), **res}
+        advance(len(chunk))
+    return per_row
+
+
+def _iteration_predictions(
+    spec, rows: list[dict], per_row: dict[int, dict], iteration: int, times: Counter
+) -> list[dict]:
+    """One iteration's predictions in row order, each with how often the bootstrap sample
+    drew its row and its gold answer."""
+    return [
+        {"iteration": iteration, "row": r, "times": times[r], **per_row[r], "gold": spec.kind.gold(rows[r])}
+        for r in chunk_order(per_row)
+    ]
+
+
+def _add_intrinsic(record: dict, model, backend: Backend, info: ModelInfo, fmt: TaskFormat, rows, train) -> None:
+    """Bits per byte and the membership probe (evaluation/intrinsic.py), when the model can
+    score tokens."""
+    scorer = getattr(model, "token_logprobs", None)
+    if scorer is None:
+        return
+    documents = [fmt.document(r) for r in rows[:TEXTS]], [fmt.document(r) for r in train[:TEXTS]]
+    weights = (info.model_id, info.commit_sha, backend.name, str(getattr(backend, "dtype", "")))
+    record.update(intrinsic_evidence(scorer, *documents, weights=weights))
 
 
 def chunk_order(per_row: dict[int, dict]) -> list[int]:
     """The order rows are computed in: by row index."""
     return sorted(per_row)
-
-
-@dataclass
-class Predictor:
-    """What a task kind may ask of the backend (``evaluation/task_kinds.py``): label scores
-    and generations, both through the output cache, with a shared prompt prefix reused."""
-
-    backend: Backend
-    style: str  # "base" or "chat"
-    max_new_tokens: int
-    cache: OutputCache
-
-    def label_scores(self, prompts: list[str], continuations: list[str]):
-        """Log-probabilities of each continuation after each prompt; None if the backend cannot score."""
-        return _cached(
-            self.cache,
-            "labels",
-            prompts,
-            {"c": continuations},
-            lambda ps: self.backend.label_logprobs(ps, continuations, shared_prefix=_common_prefix(ps)),
-        )
-
-    def generate(self, prompts: list[str], schema: dict | None = None) -> list[str]:
-        """Generations for ``prompts`` through the output cache (constrained to ``schema`` when given)."""
-        return _generate(self.backend, prompts, self.max_new_tokens, self.cache, schema=schema)
-
-
-def _common_prefix(prompts: list[str]) -> str | None:
-    prefix = os.path.commonprefix(prompts)
-    return prefix if len(prompts) > 1 and len(prefix) > 64 else None
-
-
-def _generate(backend, prompts, max_new_tokens, cache, schema=None) -> list[str]:
-    params = {"max_new_tokens": max_new_tokens, "schema": schema}
-    return _cached(
-        cache,
-        "generate",
-        prompts,
-        params,
-        lambda ps: backend.generate(ps, max_new_tokens, json_schema=schema, shared_prefix=_common_prefix(ps)),
-    )
-
-
-def _cached(cache: OutputCache, kind: str, prompts: list[str], params: dict, compute):
-    """``compute`` only the prompts not yet in the cache (each distinct prompt once)."""
-    keys = [prompt_key(kind, p, params) for p in prompts]
-    todo: dict[str, str] = {}
-    for key, prompt in zip(keys, prompts, strict=True):
-        if key not in cache and key not in todo:
-            todo[key] = prompt
-    if todo:
-        results = compute(list(todo.values()))
-        if results is None:
-            return None
-        for key, value in zip(todo, results, strict=True):
-            cache.put(key, value)
-    cache.record(len(keys), len(todo))
-    return [cache.get(key) for key in keys]
 
 
 # --- the record ------------------------------------------------------------------------------

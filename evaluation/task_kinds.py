@@ -17,7 +17,7 @@ comprehension), :class:`FreeGeneration` (summarization), :class:`Rewriting`
 (simplification). A new task of an existing kind is
 one ``TaskSpec`` line in ``evaluation/tasks.py`` plus its prompt texts.
 
-The kinds reach a backend only through a ``predictor`` (``evaluation.runner.Predictor``):
+The kinds reach a backend only through a ``predictor`` (``evaluation.predictor.Predictor``):
 ``label_scores(prompts, continuations)`` (None when the backend cannot score labels) and
 ``generate(prompts, schema=None)``.
 """

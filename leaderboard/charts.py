@@ -234,26 +234,21 @@ def dataset_stability(rows: list) -> go.Figure:
             height=340,
         )
     )
-    figure.add_trace(
-        go.Scatter(
-            x=sizes,
-            y=[row.separated for row in rows],
-            mode="lines+markers",
-            name="pairs separated (Wilcoxon, p < 0.05)",
-            line=dict(color="#3a6ea5"),
-            hovertemplate="n = %{x}: %{y:.2f} of the pairs<extra></extra>",
-        )
+    lines = (
+        ([row.separated for row in rows], "pairs separated (Wilcoxon, p < 0.05)", "#3a6ea5", "%{y:.2f} of the pairs"),
+        ([row.tau for row in rows], "Kendall τ against the full ranking", "#e07a1f", "τ = %{y:.2f}"),
     )
-    figure.add_trace(
-        go.Scatter(
-            x=sizes,
-            y=[row.tau for row in rows],
-            mode="lines+markers",
-            name="Kendall τ against the full ranking",
-            line=dict(color="#e07a1f"),
-            hovertemplate="n = %{x}: τ = %{y:.2f}<extra></extra>",
+    for values, name, color, hover in lines:
+        figure.add_trace(
+            go.Scatter(
+                x=sizes,
+                y=values,
+                mode="lines+markers",
+                name=name,
+                line=dict(color=color),
+                hovertemplate=f"n = %{{x}}: {hover}<extra></extra>",
+            )
         )
-    )
     figure.add_hline(y=0.9, line=dict(color="#9aa5b1", dash="dot"))
     return figure
 

@@ -9,6 +9,9 @@ others; :mod:`evaluation.examiner.voting` combines their verdicts.
 Modules: ``taxonomy`` (domains and levels, from ``data/domains.json``), ``prompts`` (what
 each role is asked), ``schemas`` (the JSON each answer must match, and its parsing),
 ``dedup`` (near-duplicate questions), ``merge_sort`` (the comparison sort), ``exam`` (the
-orchestration), ``records`` (the JSONL document and its validation), ``voting`` (the
-scores, intervals and agreement), ``metering`` (calls, tokens and seconds per model).
+orchestration: answers, grades, follow-ups), ``exam_types`` (the settings, participants,
+questions and answers its steps share), ``question_writing`` (the examiners' questions),
+``answer_ranking`` (each question's answers ranked by merge sort), ``records`` (the JSONL
+document and its validation), ``voting`` (the scores, intervals and agreement),
+``metering`` (calls, tokens and seconds per model).
 """

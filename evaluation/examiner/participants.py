@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from evaluation.backends import load_backend
 from evaluation.errors import EvaluationError
-from evaluation.examiner.exam import Participant
+from evaluation.examiner.exam_types import Participant
 from evaluation.examiner.metering import MeteredBackend
 from evaluation.examiner.residency import LazyBackend, ModelPool
 from evaluation.models import local_weights, resolve_model

@@ -11,7 +11,7 @@ engine's own report: a reader recomputes scores from the raw lines.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal, overload
 
@@ -80,12 +80,21 @@ def _models(record: dict, key: str, line: int) -> list[str]:
 
 
 def read_exam(lines: Iterable[str | bytes]) -> ExamDocument:
-    """Read an exam document (JSON lines), checking every line and every reference between them."""
-    doc: ExamDocument | None = None
-    questions: dict[object, dict] = {}  # by id; looked up with whatever a line names
-    answers: dict[object, dict] = {}
-    examiners: set[str] = set()
-    examinees: set[str] = set()
+    """The exam document in ``lines``, every line checked (module docstring); raises
+    :class:`ExamFormatError` naming the first faulty line."""
+    reader: _Reader | None = None
+    for number, record in _records(lines):
+        if reader is None:
+            reader = _Reader(_header(record, number), number)
+        else:
+            reader.add(record, number)
+    if reader is None:
+        raise ExamFormatError("the document is empty")
+    return reader.doc
+
+
+def _records(lines: Iterable[str | bytes]) -> Iterator[tuple[int, dict]]:
+    """(line number, record) for each non-blank line, once it is a JSON object of a known kind."""
     for number, raw in enumerate(lines, start=1):
         if number > MAX_LINES:
             raise ExamFormatError(f"more than {MAX_LINES} lines")
@@ -99,95 +108,121 @@ def read_exam(lines: Iterable[str | bytes]) -> ExamDocument:
             raise ExamFormatError(f"line {number}: not JSON ({exc.msg})") from None
         if not isinstance(record, dict) or record.get("kind") not in KINDS:
             raise ExamFormatError(f"line {number}: an object with a kind of {', '.join(KINDS)}")
+        yield number, record
+
+
+def _header(record: dict, number: int) -> dict:
+    """The document's first record, checked as its ``exam`` line."""
+    if record["kind"] != "exam":
+        raise ExamFormatError(f"line {number}: the document starts with its exam line")
+    if record.get("format") != EXAM_FORMAT:
+        raise ExamFormatError(f"line {number}: format must be {EXAM_FORMAT!r}")
+    _text(record, "exam", number, limit=MAX_ID)
+    if record.get("language") not in exam_languages():
+        raise ExamFormatError(f"line {number}: no exam taxonomy for language {record.get('language')!r}")
+    _int(record, "round", number, 1, 10**6)
+    _int(record, "seed", number, 0, 2**63)
+    return record
+
+
+class _Reader:
+    """Checks the lines after the exam line against it and against the lines before them,
+    collecting them into :attr:`doc`."""
+
+    def __init__(self, header: dict, number: int):
+        self.examiners = set(_models(header, "examiners", number))
+        self.examinees = set(_models(header, "examinees", number))
+        self.doc = ExamDocument(header)
+        self.questions: dict[object, dict] = {}  # by id; looked up with whatever a line names
+        self.answers: dict[object, dict] = {}
+
+    def add(self, record: dict, number: int) -> None:
+        """Check one line and add it to the document; the engine's report lines are not read."""
         kind = record["kind"]
-        if doc is None:
-            if kind != "exam":
-                raise ExamFormatError(f"line {number}: the document starts with its exam line")
-            if record.get("format") != EXAM_FORMAT:
-                raise ExamFormatError(f"line {number}: format must be {EXAM_FORMAT!r}")
-            _text(record, "exam", number, limit=MAX_ID)
-            if record.get("language") not in exam_languages():
-                raise ExamFormatError(f"line {number}: no exam taxonomy for language {record.get('language')!r}")
-            _int(record, "round", number, 1, 10**6)
-            _int(record, "seed", number, 0, 2**63)
-            examiners = set(_models(record, "examiners", number))
-            examinees = set(_models(record, "examinees", number))
-            doc = ExamDocument(record)
-            continue
         if kind == "exam":
             raise ExamFormatError(f"line {number}: a second exam line")
-        if kind == "question":
-            qid = _text(record, "id", number, limit=MAX_ID)
-            if qid in questions:
-                raise ExamFormatError(f"line {number}: question {qid!r} twice")
-            _text(record, "text", number)
-            _text(record, "reference_answer", number)
-            _text(record, "domain", number, limit=MAX_ID)
-            _text(record, "domain_name", number, limit=MAX_ID, optional=True)
-            if record.get("level") not in LEVEL_NAMES:
-                raise ExamFormatError(f"line {number}: level must be one of {', '.join(LEVEL_NAMES)}")
-            if record.get("language") != doc.exam["language"]:
-                raise ExamFormatError(f"line {number}: the question's language is not the exam's")
-            if record.get("examiner") not in examiners:
-                raise ExamFormatError(f"line {number}: examiner {record.get('examiner')!r} is not in the exam")
-            depth = _int(record, "depth", number, 0, 5)
-            parent = record.get("parent")
-            if depth and (parent not in questions or record.get("examinee") not in examinees):
-                raise ExamFormatError(f"line {number}: a follow-up names an earlier question and one examinee")
-            if not depth and parent is not None:
-                raise ExamFormatError(f"line {number}: a main question has no parent")
-            questions[qid] = record
-            doc.questions.append(record)
-        elif kind == "answer":
-            aid = _text(record, "id", number, limit=2 * MAX_ID)
-            question = questions.get(record.get("question"))
-            if question is None or aid in answers:
-                raise ExamFormatError(f"line {number}: an answer to an unknown question, or a repeated id")
-            if record.get("examinee") not in examinees:
-                raise ExamFormatError(f"line {number}: examinee {record.get('examinee')!r} is not in the exam")
-            _text(record, "text", number)
-            record["counted"] = record.get("counted", True) is not False
-            if record["counted"] and record["examinee"] == question["examiner"]:
-                raise ExamFormatError(f"line {number}: an examiner's answer to its own question is never counted")
-            answers[aid] = record
-            doc.answers.append(record)
-        elif kind == "grade":
-            answer = answers.get(record.get("answer"))
-            if answer is None or record.get("examiner") not in examiners:
-                raise ExamFormatError(f"line {number}: a grade of an unknown answer or by an unknown examiner")
-            record["counted"] = record.get("counted", True) is not False
-            if record["counted"] and (
-                not answer["counted"] or record["examiner"] != questions[answer["question"]]["examiner"]
-            ):
-                raise ExamFormatError(f"line {number}: only the question's examiner grades a counted answer")
-            if record.get("valid", True):
-                for name, (low, high) in GRADE_SCALES.items():
-                    _int(record, name, number, low, high)
-            doc.grades.append(record)
-        elif kind == "ranking":
-            question = questions.get(record.get("question"))
-            if question is None or record.get("examiner") != question.get("examiner"):
-                raise ExamFormatError(f"line {number}: a ranking of an unknown question or by another examiner")
-            order, tiers = record.get("order"), record.get("tiers")
-            answered = {a["examinee"] for a in answers.values() if a["question"] == question["id"] and a["counted"]}
-            if not isinstance(order, list) or len(set(order)) != len(order) or set(order) != answered:
-                raise ExamFormatError(f"line {number}: a ranking orders exactly the counted answers' examinees")
-            if not isinstance(tiers, list) or [m for tier in tiers for m in tier] != order:
-                raise ExamFormatError(f"line {number}: tiers must be the order, grouped")
-            comparisons = _int(record, "comparisons", number, 0, comparison_bound(len(order)))
-            judgments = record.get("judgments")
-            if not isinstance(judgments, list) or len(judgments) != comparisons:
-                raise ExamFormatError(f"line {number}: one judgment per comparison, both orders each")
-            for j in judgments:
-                if not isinstance(j, dict) or not isinstance(j.get("pair"), list) or len(j["pair"]) != 2:
-                    raise ExamFormatError(f"line {number}: a judgment names its pair")
-                if not set(j["pair"]) <= answered or j.get("outcome") not in (*j["pair"], "tie"):
-                    raise ExamFormatError(f"line {number}: a judgment's outcome is one of its pair or a tie")
-                if j.get("ab") not in (*j["pair"], "?") or j.get("ba") not in (*j["pair"], "?"):
-                    raise ExamFormatError(f"line {number}: each order's verdict names one of the pair (or '?')")
-            doc.rankings.append(record)
-        elif kind == "cost":
-            doc.cost = record
-    if doc is None:
-        raise ExamFormatError("the document is empty")
-    return doc
+        if kind == "cost":
+            self.doc.cost = record
+            return
+        check = {"question": self._question, "answer": self._answer, "grade": self._grade, "ranking": self._ranking}
+        if kind in check:
+            check[kind](record, number)
+
+    def _question(self, record: dict, number: int) -> None:
+        qid = _text(record, "id", number, limit=MAX_ID)
+        if qid in self.questions:
+            raise ExamFormatError(f"line {number}: question {qid!r} twice")
+        _text(record, "text", number)
+        _text(record, "reference_answer", number)
+        _text(record, "domain", number, limit=MAX_ID)
+        _text(record, "domain_name", number, limit=MAX_ID, optional=True)
+        if record.get("level") not in LEVEL_NAMES:
+            raise ExamFormatError(f"line {number}: level must be one of {', '.join(LEVEL_NAMES)}")
+        if record.get("language") != self.doc.exam["language"]:
+            raise ExamFormatError(f"line {number}: the question's language is not the exam's")
+        if record.get("examiner") not in self.examiners:
+            raise ExamFormatError(f"line {number}: examiner {record.get('examiner')!r} is not in the exam")
+        depth = _int(record, "depth", number, 0, 5)
+        parent = record.get("parent")
+        if depth and (parent not in self.questions or record.get("examinee") not in self.examinees):
+            raise ExamFormatError(f"line {number}: a follow-up names an earlier question and one examinee")
+        if not depth and parent is not None:
+            raise ExamFormatError(f"line {number}: a main question has no parent")
+        self.questions[qid] = record
+        self.doc.questions.append(record)
+
+    def _answer(self, record: dict, number: int) -> None:
+        aid = _text(record, "id", number, limit=2 * MAX_ID)
+        question = self.questions.get(record.get("question"))
+        if question is None or aid in self.answers:
+            raise ExamFormatError(f"line {number}: an answer to an unknown question, or a repeated id")
+        if record.get("examinee") not in self.examinees:
+            raise ExamFormatError(f"line {number}: examinee {record.get('examinee')!r} is not in the exam")
+        _text(record, "text", number)
+        record["counted"] = record.get("counted", True) is not False
+        if record["counted"] and record["examinee"] == question["examiner"]:
+            raise ExamFormatError(f"line {number}: an examiner's answer to its own question is never counted")
+        self.answers[aid] = record
+        self.doc.answers.append(record)
+
+    def _grade(self, record: dict, number: int) -> None:
+        answer = self.answers.get(record.get("answer"))
+        if answer is None or record.get("examiner") not in self.examiners:
+            raise ExamFormatError(f"line {number}: a grade of an unknown answer or by an unknown examiner")
+        record["counted"] = record.get("counted", True) is not False
+        if record["counted"] and (
+            not answer["counted"] or record["examiner"] != self.questions[answer["question"]]["examiner"]
+        ):
+            raise ExamFormatError(f"line {number}: only the question's examiner grades a counted answer")
+        if record.get("valid", True):
+            for name, (low, high) in GRADE_SCALES.items():
+                _int(record, name, number, low, high)
+        self.doc.grades.append(record)
+
+    def _ranking(self, record: dict, number: int) -> None:
+        question = self.questions.get(record.get("question"))
+        if question is None or record.get("examiner") != question.get("examiner"):
+            raise ExamFormatError(f"line {number}: a ranking of an unknown question or by another examiner")
+        order, tiers = record.get("order"), record.get("tiers")
+        answered = {a["examinee"] for a in self.answers.values() if a["question"] == question["id"] and a["counted"]}
+        if not isinstance(order, list) or len(set(order)) != len(order) or set(order) != answered:
+            raise ExamFormatError(f"line {number}: a ranking orders exactly the counted answers' examinees")
+        if not isinstance(tiers, list) or [m for tier in tiers for m in tier] != order:
+            raise ExamFormatError(f"line {number}: tiers must be the order, grouped")
+        comparisons = _int(record, "comparisons", number, 0, comparison_bound(len(order)))
+        judgments = record.get("judgments")
+        if not isinstance(judgments, list) or len(judgments) != comparisons:
+            raise ExamFormatError(f"line {number}: one judgment per comparison, both orders each")
+        for j in judgments:
+            _judgment(j, answered, number)
+        self.doc.rankings.append(record)
+
+
+def _judgment(j: object, answered: set, number: int) -> None:
+    """One judgment of a ranking: a pair of its answered examinees, an outcome, each order's verdict."""
+    if not isinstance(j, dict) or not isinstance(j.get("pair"), list) or len(j["pair"]) != 2:
+        raise ExamFormatError(f"line {number}: a judgment names its pair")
+    if not set(j["pair"]) <= answered or j.get("outcome") not in (*j["pair"], "tie"):
+        raise ExamFormatError(f"line {number}: a judgment's outcome is one of its pair or a tie")
+    if j.get("ab") not in (*j["pair"], "?") or j.get("ba") not in (*j["pair"], "?"):
+        raise ExamFormatError(f"line {number}: each order's verdict names one of the pair (or '?')")

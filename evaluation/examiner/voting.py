@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import warnings
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
@@ -93,96 +94,16 @@ def summarise(records: Iterable[dict], *, bootstrap: int = 1000, seed: int = 0) 
     """``summary`` records (one per examinee, best first), one ``pairwise`` record and one
     ``agreement`` record."""
     records = list(records)
-    questions = {r["id"]: r for r in records if r["kind"] == "question"}
-    answers = {r["id"]: r for r in records if r["kind"] == "answer"}
-    examinees = [e["model"] for r in records if r["kind"] == "exam" for e in r["examinees"]]
-    if not examinees:
-        examinees = sorted({a["examinee"] for a in answers.values()})
-    examiners = [e["model"] for r in records if r["kind"] == "exam" for e in r["examiners"]]
-    examiners = examiners or sorted({q["examiner"] for q in questions.values()})
-    family = families(next((r for r in records if r["kind"] == "exam"), {}))
-
-    main_grades: dict[str, dict[str, dict]] = defaultdict(dict)  # question -> examinee -> grade
-    correct: dict[str, bool] = {}  # answer id -> graded correct by its question's examiner
-    by_examiner: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
-    self_grades: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))  # examinee->grader
-    for g in records:
-        if g["kind"] != "grade" or not g.get("valid", True):
-            continue
-        answer = answers.get(g["answer"])
-        if answer is None:
-            continue
-        question = questions[answer["question"]]
-        if not g.get("counted", True):
-            if question["examiner"] == answer["examinee"]:
-                self_grades[answer["examinee"]][g["examiner"]].append(g["overall"])
-            continue
-        if g["examiner"] != question["examiner"]:
-            continue
-        correct[answer["id"]] = g["accuracy"] == CORRECT_ACCURACY
-        if question["depth"] == 0:
-            main_grades[question["id"]][answer["examinee"]] = g
-            by_examiner[g["examiner"]][answer["examinee"]].append(g["overall"])
-
-    question_ids = sorted(main_grades)
-    matrix = np.full((len(question_ids), len(examinees)), np.nan)
-    for i, qid in enumerate(question_ids):
-        for j, model in enumerate(examinees):
-            if model in main_grades[qid]:
-                matrix[i, j] = main_grades[qid][model]["overall"]
-    with np.errstate(invalid="ignore"):
-        overall = np.array(
-            [np.nanmean(matrix[:, j]) if (~np.isnan(matrix[:, j])).any() else np.nan for j in range(len(examinees))]
-        )
-    mean_ci = bootstrap_intervals(matrix, bootstrap, seed)[0] if question_ids else None
-    asked_by = {qid: questions[qid]["examiner"] for qid in question_ids}
-    overall_grades = {qid: {m: g["overall"] for m, g in main_grades[qid].items()} for qid in question_ids}
-    table = grade_table(overall_grades, asked_by, examinees, examiners, family)
-    peers = peer_board(table, bootstrap, seed)
-
-    borda: dict[str, list[float]] = defaultdict(list)
-    for r in records:
-        if r["kind"] == "ranking":
-            for model, points in borda_points(r["tiers"]).items():
-                borda[model].append(points)
-
-    follow: dict[str, dict[int, list[bool]]] = defaultdict(lambda: defaultdict(list))
-    for aid, ok in correct.items():
-        answer = answers[aid]
-        follow[answer["examinee"]][questions[answer["question"]]["depth"]].append(ok)
-    chain: dict[str, list[int]] = defaultdict(list)
-    children: dict[str, list[str]] = defaultdict(list)  # (question id) -> follow-up question ids
-    for question in questions.values():
-        if question.get("parent"):
-            children[question["parent"]].append(question["id"])
-    answer_of = {(a["question"], a["examinee"]): a["id"] for a in answers.values()}
-    for qid in question_ids:
-        for model in main_grades[qid]:
-            reached = 0
-            current: str | None = qid
-            while current is not None and correct.get(answer_of.get((current, model), "")):
-                reached += 1
-                current = next((c for c in children[current] if questions[c].get("examinee") == model), None)
-            chain[model].append(reached)
-
+    graded = _read_grades(records)
+    examinees, examiners, family = _participants(records, graded)
+    overall, mean_ci = _overall_means(graded, examinees, bootstrap, seed)
+    peers = _peer_scores(graded, examinees, examiners, family, bootstrap, seed)
+    borda = _borda(records)
+    follow = _follow_ups(graded)
+    chain = _chains(graded)
     summaries = []
     for j, model in enumerate(examinees):
-        grades = [main_grades[q][model] for q in question_ids if model in main_grades[q]]
-        levels: dict[str, list[int]] = defaultdict(list)
-        for q in question_ids:
-            if model in main_grades[q]:
-                levels[questions[q]["level"]].append(main_grades[q][model]["overall"])
-        self_pref = None
-        own = self_grades.get(model, {})
-        by_self = own.get(model, [])
-        by_peers = [v for grader, values in own.items() if grader != model for v in values]
-        if by_self and by_peers:
-            self_pref = {
-                "self": _round(np.mean(by_self)),
-                "peers": _round(np.mean(by_peers)),
-                "difference": _round(np.mean(by_self) - np.mean(by_peers)),
-                "answers": len(by_self),
-            }
+        grades = [graded.main_grades[q][model] for q in graded.question_ids if model in graded.main_grades[q]]
         summaries.append(
             {
                 "kind": "summary",
@@ -192,7 +113,7 @@ def summarise(records: Iterable[dict], *, bootstrap: int = 1000, seed: int = 0) 
                 "overall_ci": None if mean_ci is None or not grades else [_round(mean_ci[0, j]), _round(mean_ci[1, j])],
                 **peers[model],
                 **{dim: _round(np.mean([g[dim] for g in grades])) if grades else None for dim in DIMENSIONS},
-                "levels": {name: _round(np.mean(values)) for name, values in sorted(levels.items())},
+                "levels": _level_means(graded, model),
                 "borda": _round(np.mean(borda[model])) if borda.get(model) else None,
                 "rankings": len(borda.get(model, [])),
                 "follow_ups": {
@@ -202,25 +123,187 @@ def summarise(records: Iterable[dict], *, bootstrap: int = 1000, seed: int = 0) 
                 },
                 "main_correct": sum(follow[model].get(0, [])),
                 "depth": _round(np.mean(chain[model])) if chain.get(model) else None,
-                "self_preference": self_pref,
+                "self_preference": _self_preference(graded.self_grades.get(model, {}), model),
             }
         )
     summaries.sort(key=lambda s: (s["rank"] is None, s["rank"] or 0, s["examinee"]))
+    pairwise = pairwise_board(records, family, replicates=bootstrap, seed=seed)
+    return summaries + [pairwise, _agreement(examiners, graded.by_examiner)]
 
+
+def _nested_lists() -> defaultdict[str, defaultdict[str, list[int]]]:
+    return defaultdict(lambda: defaultdict(list))
+
+
+@dataclass
+class _Graded:
+    """An exam's questions and answers (by id) with the grades that count, as the summaries
+    read them: ``main_grades`` question -> examinee -> grade; ``correct`` answer id ->
+    graded correct by its question's examiner; ``by_examiner`` examiner -> examinee ->
+    overall grades of main answers; ``self_grades`` examinee -> grader -> overall grades of
+    its answers to its own questions."""
+
+    questions: dict[str, dict]
+    answers: dict[str, dict]
+    main_grades: dict[str, dict[str, dict]] = field(default_factory=lambda: defaultdict(dict))
+    correct: dict[str, bool] = field(default_factory=dict)
+    by_examiner: defaultdict[str, defaultdict[str, list[int]]] = field(default_factory=_nested_lists)
+    self_grades: defaultdict[str, defaultdict[str, list[int]]] = field(default_factory=_nested_lists)
+
+    @property
+    def question_ids(self) -> list[str]:
+        """The main questions that have a counted grade, in id order."""
+        return sorted(self.main_grades)
+
+
+def _read_grades(records: list[dict]) -> _Graded:
+    """The valid grades of answers the exam holds: a grade by the question's own examiner
+    counts (main questions: for the means, any depth: for correctness); an uncounted grade
+    of an examinee's answer to its own question is kept for its self-preference."""
+    graded = _Graded(
+        questions={r["id"]: r for r in records if r["kind"] == "question"},
+        answers={r["id"]: r for r in records if r["kind"] == "answer"},
+    )
+    for g in records:
+        if g["kind"] != "grade" or not g.get("valid", True):
+            continue
+        answer = graded.answers.get(g["answer"])
+        if answer is None:
+            continue
+        question = graded.questions[answer["question"]]
+        if not g.get("counted", True):
+            if question["examiner"] == answer["examinee"]:
+                graded.self_grades[answer["examinee"]][g["examiner"]].append(g["overall"])
+            continue
+        if g["examiner"] != question["examiner"]:
+            continue
+        graded.correct[answer["id"]] = g["accuracy"] == CORRECT_ACCURACY
+        if question["depth"] == 0:
+            graded.main_grades[question["id"]][answer["examinee"]] = g
+            graded.by_examiner[g["examiner"]][answer["examinee"]].append(g["overall"])
+    return graded
+
+
+def _participants(records: list[dict], graded: _Graded) -> tuple[list[str], list[str], dict[str, str]]:
+    """The examinees and the examiners (as the exam's header lists them, else as the answers
+    and questions show them) and each participant's family."""
+    examinees = [e["model"] for r in records if r["kind"] == "exam" for e in r["examinees"]]
+    if not examinees:
+        examinees = sorted({a["examinee"] for a in graded.answers.values()})
+    examiners = [e["model"] for r in records if r["kind"] == "exam" for e in r["examiners"]]
+    examiners = examiners or sorted({q["examiner"] for q in graded.questions.values()})
+    family = families(next((r for r in records if r["kind"] == "exam"), {}))
+    return examinees, examiners, family
+
+
+def _overall_means(
+    graded: _Graded, examinees: list[str], bootstrap: int, seed: int
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Each examinee's mean overall grade over its main questions (NaN without one) and the
+    bootstrap interval of that mean (None when no main question was graded)."""
+    question_ids = graded.question_ids
+    matrix = np.full((len(question_ids), len(examinees)), np.nan)
+    for i, qid in enumerate(question_ids):
+        for j, model in enumerate(examinees):
+            if model in graded.main_grades[qid]:
+                matrix[i, j] = graded.main_grades[qid][model]["overall"]
+    with np.errstate(invalid="ignore"):
+        overall = np.array(
+            [np.nanmean(matrix[:, j]) if (~np.isnan(matrix[:, j])).any() else np.nan for j in range(len(examinees))]
+        )
+    mean_ci = bootstrap_intervals(matrix, bootstrap, seed)[0] if question_ids else None
+    return overall, mean_ci
+
+
+def _peer_scores(
+    graded: _Graded, examinees: list[str], examiners: list[str], family: dict[str, str], bootstrap: int, seed: int
+) -> dict[str, dict]:
+    """Each examinee's peer score and rank fields (:mod:`evaluation.examiner.peer_scores`)."""
+    question_ids = graded.question_ids
+    asked_by = {qid: graded.questions[qid]["examiner"] for qid in question_ids}
+    overall_grades = {qid: {m: g["overall"] for m, g in graded.main_grades[qid].items()} for qid in question_ids}
+    table = grade_table(overall_grades, asked_by, examinees, examiners, family)
+    return peer_board(table, bootstrap, seed)
+
+
+def _borda(records: list[dict]) -> dict[str, list[float]]:
+    """Each examinee's Borda points, one per ranking it is in."""
+    borda: dict[str, list[float]] = defaultdict(list)
+    for r in records:
+        if r["kind"] == "ranking":
+            for model, points in borda_points(r["tiers"]).items():
+                borda[model].append(points)
+    return borda
+
+
+def _follow_ups(graded: _Graded) -> dict[str, dict[int, list[bool]]]:
+    """examinee -> question depth -> whether each of its graded answers there was correct."""
+    follow: dict[str, dict[int, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    for aid, ok in graded.correct.items():
+        answer = graded.answers[aid]
+        follow[answer["examinee"]][graded.questions[answer["question"]]["depth"]].append(ok)
+    return follow
+
+
+def _chains(graded: _Graded) -> dict[str, list[int]]:
+    """examinee -> for each of its graded main questions, how many consecutive answers from
+    it down its follow-ups were correct."""
+    questions = graded.questions
+    chain: dict[str, list[int]] = defaultdict(list)
+    children: dict[str, list[str]] = defaultdict(list)  # (question id) -> follow-up question ids
+    for question in questions.values():
+        if question.get("parent"):
+            children[question["parent"]].append(question["id"])
+    answer_of = {(a["question"], a["examinee"]): a["id"] for a in graded.answers.values()}
+    for qid in graded.question_ids:
+        for model in graded.main_grades[qid]:
+            reached = 0
+            current: str | None = qid
+            while current is not None and graded.correct.get(answer_of.get((current, model), "")):
+                reached += 1
+                current = next((c for c in children[current] if questions[c].get("examinee") == model), None)
+            chain[model].append(reached)
+    return chain
+
+
+def _level_means(graded: _Graded, model: str) -> dict[str, float | None]:
+    """The examinee's mean overall grade per question level."""
+    levels: dict[str, list[int]] = defaultdict(list)
+    for q in graded.question_ids:
+        if model in graded.main_grades[q]:
+            levels[graded.questions[q]["level"]].append(graded.main_grades[q][model]["overall"])
+    return {name: _round(np.mean(values)) for name, values in sorted(levels.items())}
+
+
+def _self_preference(own: dict[str, list[int]], model: str) -> dict | None:
+    """How much higher ``model`` graded its own answers to its own questions than the other
+    examiners did (``own``: grader -> those grades); None without both."""
+    by_self = own.get(model, [])
+    by_peers = [v for grader, values in own.items() if grader != model for v in values]
+    if not (by_self and by_peers):
+        return None
+    return {
+        "self": _round(np.mean(by_self)),
+        "peers": _round(np.mean(by_peers)),
+        "difference": _round(np.mean(by_self) - np.mean(by_peers)),
+        "answers": len(by_self),
+    }
+
+
+def _agreement(examiners: list[str], by_examiner: Mapping[str, Mapping[str, list[int]]]) -> dict:
+    """The ``agreement`` record: Kendall τ between every two examiners' orders of the examinees."""
     orders = {
         examiner: {model: float(np.mean(values)) for model, values in by_examiner[examiner].items()}
         for examiner in examiners
     }
-    pairs = []
+    pairs: list[dict] = []
     for a, b in combinations(examiners, 2):
         tau, common = kendall_tau(orders[a], orders[b])
         pairs.append({"examiners": [a, b], "tau": _round(tau), "examinees_in_common": common})
     taus = [p["tau"] for p in pairs if p["tau"] is not None]
-    agreement = {
+    return {
         "kind": "agreement",
         "pairs": pairs,
         "mean_tau": _round(np.mean(taus)) if taus else None,
         "examiner_means": {e: {m: _round(v) for m, v in sorted(o.items())} for e, o in orders.items()},
     }
-    pairwise = pairwise_board(records, family, replicates=bootstrap, seed=seed)
-    return summaries + [pairwise, agreement]

@@ -49,17 +49,7 @@ class SubmissionAdmin(admin.ModelAdmin):
 
     @admin.action(description="Re-queue the selected failed or cancelled submissions", permissions=["requeue"])
     def requeue_submissions(self, request, queryset):
-        done, refused = 0, []
-        for submission in queryset:
-            try:
-                lifecycle.requeue(submission)
-                done += 1
-            except service.SubmissionRefused as exc:
-                refused.append(f"#{submission.pk}: {exc}")
-        if done:
-            self.message_user(request, f"Re-queued {done} submission(s).", messages.SUCCESS)
-        for line in refused:
-            self.message_user(request, line, messages.WARNING)
+        self._each(request, queryset, lifecycle.requeue, service.SubmissionRefused, "Re-queued {n} submission(s).")
 
     @admin.action(description="Cancel the selected pending or running submissions", permissions=["cancel"])
     def cancel_submissions(self, request, queryset):
@@ -77,14 +67,25 @@ class SubmissionAdmin(admin.ModelAdmin):
     def benchmark_speed(self, request, queryset):
         """GPU time, like a re-queue: for whoever may re-queue. The report is checked against
         the job kept on the submission and becomes the model's primary efficiency numbers."""
-        queued, refused = 0, []
-        for submission in queryset.select_related("model"):
+        self._each(
+            request,
+            queryset.select_related("model"),
+            speed_jobs.queue,
+            speed_jobs.SpeedRefused,
+            "Queued the speed benchmark of {n} submission(s).",
+        )
+
+    def _each(self, request, submissions, act, refusal: type[Exception], done: str) -> None:
+        """Run ``act`` on each submission; say how many it was done to (``done``, with
+        ``{n}``) and, as a warning each, why it refused the others (``refusal``)."""
+        count, refused = 0, []
+        for submission in submissions:
             try:
-                speed_jobs.queue(submission)
-                queued += 1
-            except speed_jobs.SpeedRefused as exc:
+                act(submission)
+                count += 1
+            except refusal as exc:
                 refused.append(f"#{submission.pk}: {exc}")
-        if queued:
-            self.message_user(request, f"Queued the speed benchmark of {queued} submission(s).", messages.SUCCESS)
+        if count:
+            self.message_user(request, done.format(n=count), messages.SUCCESS)
         for line in refused:
             self.message_user(request, line, messages.WARNING)

@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from celery import Task, current_app
+from celery import Task, current_app, shared_task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 from django.conf import settings
 
@@ -195,3 +195,17 @@ class GpuJobTask(Task):
             reason = self.internal_reason.format(name=type(exc).__name__, exc=exc)
         log = str(einfo)[-8000:] if einfo else ""
         self.events_class(int(job[key]), task_id).send("failed", reason=reason, **self.failed_fields, log=log)
+
+
+def gpu_task(name: str, base: type[GpuJobTask]) -> Callable:
+    """The Celery task decorator of a GPU job named ``name``: bound, acknowledged only when
+    done and re-delivered when its worker is lost, under the evaluation time limits."""
+    return shared_task(
+        name=name,
+        base=base,
+        bind=True,
+        acks_late=True,
+        reject_on_worker_lost=True,
+        soft_time_limit=settings.GLOSSA_EVAL_SOFT_TIME_LIMIT,
+        time_limit=settings.GLOSSA_EVAL_TIME_LIMIT,
+    )

@@ -325,6 +325,26 @@ def board_efficiency(board: Leaderboard, axis: str = DEFAULT_AXIS) -> dict:
 def model_efficiency(model: LanguageModel) -> dict:
     """The cost of each of the model's evaluations with its hardware line, its speed
     benchmarks, and EuroEval's published speed records of it (their own kind)."""
+    cost_groups = _model_cost_groups(model)
+    return {
+        "cost_groups": cost_groups,
+        "mixed_devices": mixed(g["device"] for g in cost_groups),
+        "benchmarks": [
+            {
+                "title": _group_title(b.hardware_class, b.backend, b.device),
+                "hardware_line": hardware_line(b.hardware),
+                "commit": b.commit_sha[:12],
+                "measured_at": b.measured_at,
+                "runs": benchmark_rows(b),
+            }
+            for b in SpeedBenchmark.objects.filter(model=model).order_by("-updated_at")
+        ],
+        "published_speeds": _model_published_speeds(model),
+    }
+
+
+def _model_cost_groups(model: LanguageModel) -> list[dict]:
+    """The costs of the model's evaluations, one group per (hardware class, backend)."""
     costs = (
         EvaluationCost.objects.filter(evaluation__model=model)
         .select_related("evaluation__dataset")
@@ -355,6 +375,11 @@ def model_efficiency(model: LanguageModel) -> dict:
                 "energy_reason": cost.energy_unavailable_reason,
             }
         )
+    return list(groups.values())
+
+
+def _model_published_speeds(model: LanguageModel) -> list[dict]:
+    """EuroEval's published speed records of the model, one per protocol the site knows."""
     published = []
     for row in PublishedSpeed.objects.filter(model=model).order_by("protocol"):
         kind = KINDS.get(row.protocol)
@@ -367,19 +392,4 @@ def model_efficiency(model: LanguageModel) -> dict:
             for bucket in kind.buckets
         ]
         published.append({"kind": kind, "buckets": buckets, "source": row.source})
-    cost_groups = list(groups.values())
-    return {
-        "cost_groups": cost_groups,
-        "mixed_devices": mixed(g["device"] for g in cost_groups),
-        "benchmarks": [
-            {
-                "title": _group_title(b.hardware_class, b.backend, b.device),
-                "hardware_line": hardware_line(b.hardware),
-                "commit": b.commit_sha[:12],
-                "measured_at": b.measured_at,
-                "runs": benchmark_rows(b),
-            }
-            for b in SpeedBenchmark.objects.filter(model=model).order_by("-updated_at")
-        ],
-        "published_speeds": published,
-    }
+    return published

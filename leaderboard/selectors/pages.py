@@ -95,7 +95,86 @@ def _examples_link(model: LanguageModel, evaluation: Evaluation, with_examples: 
     return f"{url}?evaluation={evaluation.pk}" if url else ""
 
 
+def _task_metrics(task: str) -> tuple[str, str]:
+    """The task's primary and secondary metric; empty for a task the site does not know."""
+    try:
+        spec = get_task(task)
+    except ValueError:
+        return "", ""
+    return spec.primary_metric, spec.secondary_metric
+
+
+def _dataset_languages(record: dict) -> str:
+    """The record's dataset languages, comma-separated (anything but a list of codes: none)."""
+    listed = record.get("dataset_languages")
+    languages = [code for code in listed if isinstance(code, str)] if isinstance(listed, list) else []
+    return ", ".join(languages)
+
+
+def _evaluation_row(
+    model: LanguageModel, ev: Evaluation, metric_values: dict[str, list[float]], with_examples: set[int]
+) -> dict:
+    """One row of the model page's evaluations table: scores, run facts and how to reproduce it."""
+    task = ev.dataset.task
+    primary_metric, secondary_metric = _task_metrics(task)
+    record = ev.record or {}
+    return {
+        "dataset": ev.dataset.name,
+        "dataset_url": dataset_url(ev.dataset.name),
+        "examples_url": _examples_link(model, ev, with_examples),
+        **_engine_measures(record),
+        "task": task,
+        "task_label": task_short_label(task),
+        "languages": _dataset_languages(record),
+        "variant": model_facts.variant(ev, model),
+        "few_shot": ev.few_shot,
+        "validation_split": ev.validation_split,
+        "primary_metric": metric_label(primary_metric),
+        "secondary_metric": metric_label(secondary_metric),
+        "primary": _metric_summary(metric_values.get(primary_metric)),
+        "secondary": _metric_summary(metric_values.get(secondary_metric)),
+        "primary_values": [v * 100 for v in metric_values.get(primary_metric, [])],
+        "iterations": len(metric_values.get(primary_metric, [])) or ev.num_iterations,
+        "revision": record.get("model_revision") or ev.revision or "",
+        "commit": record.get("model_commit") or "",
+        **model_facts.runtime(record, model),
+        "prompt_style": record.get("prompt_style") or "",
+        "seed": record.get("seed"),
+        "limit": record.get("limit"),
+        "versions": _versions_text(record.get("versions")),
+        "created_at": record.get("created_at") or "",
+        "source": ev.source,
+        **model_facts.command(ev, model),
+    }
+
+
+def _board_row(model: LanguageModel, e: LeaderboardEntry) -> dict:
+    """One row of the model page's boards table: the entry's rank, score and commit."""
+    return {
+        "code": e.leaderboard.code,
+        "name": e.leaderboard.name,
+        "url": board_url(e.leaderboard.code),
+        "variant": entry_display_name(model.model_id, e.few_shot, e.validation_split),
+        "rank": e.rank,
+        "rank_set": (e.extra or {}).get("rank_set_marginal"),  # 95% set for this entry's rank
+        "position": e.position,
+        "of": e.leaderboard.num_entries,
+        "score": format_number(e.rank_score),
+        "score_ci": (
+            f"{format_number(e.rank_score_ci_low)}–{format_number(e.rank_score_ci_high)}"
+            if e.rank_score_ci_low is not None and e.rank_score_ci_high is not None
+            else ""
+        ),
+        "task_rank_scores": e.task_rank_scores,
+        "missing": ", ".join(e.missing_datasets or []),
+        "commit": e.commit_sha,
+        "commit_short": short_commit(e.commit_sha) if e.commit_sha else "",
+    }
+
+
 def model_page(model: LanguageModel) -> dict:
+    """Everything the model page shows: the model's facts, its evaluations, its board
+    entries, its commit history and its latest submissions."""
     evaluations = list(
         Evaluation.objects.filter(model=model)
         .select_related("dataset", "dataset_version")
@@ -105,76 +184,12 @@ def model_page(model: LanguageModel) -> dict:
     with_examples = set(
         EvaluationExamples.objects.filter(evaluation__in=evaluations).values_list("evaluation_id", flat=True)
     )
-    rows = []
-    for ev in evaluations:
-        task = ev.dataset.task
-        try:
-            spec = get_task(task)
-            primary_metric, secondary_metric = spec.primary_metric, spec.secondary_metric
-        except ValueError:
-            primary_metric, secondary_metric = "", ""
-        metric_values = scores.get(ev.id, {})
-        record = ev.record or {}
-        listed = record.get("dataset_languages")
-        languages = [code for code in listed if isinstance(code, str)] if isinstance(listed, list) else []
-        rows.append(
-            {
-                "dataset": ev.dataset.name,
-                "dataset_url": dataset_url(ev.dataset.name),
-                "examples_url": _examples_link(model, ev, with_examples),
-                **_engine_measures(record),
-                "task": task,
-                "task_label": task_short_label(task),
-                "languages": ", ".join(languages),
-                "variant": model_facts.variant(ev, model),
-                "few_shot": ev.few_shot,
-                "validation_split": ev.validation_split,
-                "primary_metric": metric_label(primary_metric),
-                "secondary_metric": metric_label(secondary_metric),
-                "primary": _metric_summary(metric_values.get(primary_metric)),
-                "secondary": _metric_summary(metric_values.get(secondary_metric)),
-                "primary_values": [v * 100 for v in metric_values.get(primary_metric, [])],
-                "iterations": len(metric_values.get(primary_metric, [])) or ev.num_iterations,
-                "revision": record.get("model_revision") or ev.revision or "",
-                "commit": record.get("model_commit") or "",
-                **model_facts.runtime(record, model),
-                "prompt_style": record.get("prompt_style") or "",
-                "seed": record.get("seed"),
-                "limit": record.get("limit"),
-                "versions": _versions_text(record.get("versions")),
-                "created_at": record.get("created_at") or "",
-                "source": ev.source,
-                **model_facts.command(ev, model),
-            }
-        )
+    rows = [_evaluation_row(model, ev, scores.get(ev.id, {}), with_examples) for ev in evaluations]
     entries = list(
         LeaderboardEntry.objects.filter(model=model)
         .select_related("leaderboard")
         .order_by("leaderboard__name", "position")
     )
-    boards = [
-        {
-            "code": e.leaderboard.code,
-            "name": e.leaderboard.name,
-            "url": board_url(e.leaderboard.code),
-            "variant": entry_display_name(model.model_id, e.few_shot, e.validation_split),
-            "rank": e.rank,
-            "rank_set": (e.extra or {}).get("rank_set_marginal"),  # 95% set for this entry's rank
-            "position": e.position,
-            "of": e.leaderboard.num_entries,
-            "score": format_number(e.rank_score),
-            "score_ci": (
-                f"{format_number(e.rank_score_ci_low)}–{format_number(e.rank_score_ci_high)}"
-                if e.rank_score_ci_low is not None and e.rank_score_ci_high is not None
-                else ""
-            ),
-            "task_rank_scores": e.task_rank_scores,
-            "missing": ", ".join(e.missing_datasets or []),
-            "commit": e.commit_sha,
-            "commit_short": short_commit(e.commit_sha) if e.commit_sha else "",
-        }
-        for e in entries
-    ]
     history = commit_history(
         model, evaluations, scores, {e.commit_sha for e in entries if e.commit_sha}, _metric_summary
     )
@@ -191,7 +206,7 @@ def model_page(model: LanguageModel) -> dict:
         "vocabulary": format_count(model.vocabulary_size),
         "context": format_int(model.max_sequence_length),
         "evaluations": rows,
-        "boards": boards,
+        "boards": [_board_row(model, e) for e in entries],
         "submissions": submissions,
         "history": history,
         "pinned_commit_short": short_commit(model.pinned_commit) if model.pinned_commit else "",

@@ -143,34 +143,7 @@ def aggregate(
     )
     started = time.perf_counter()
     try:
-        codes = _touched_codes(requested)
-        while True:  # read, compute and write under the boards' locks (board_lock.py)
-            with board_lock.hold(codes):
-                available = {**board_datasets(), **suite_datasets()}
-                languages, groups = plan_boards(requested, available)
-                touched = _touched_codes(requested, available)
-                if not touched <= codes:  # the data changed since planning: lock those boards too
-                    codes |= touched
-                    continue
-                now = timezone.now()
-                computed: dict[str, ComputedBoard] = {}
-                total = changed = 0
-                for code in languages:
-                    computed[code], n, c = aggregate_language_board(
-                        code, available[code], method=method, replicates=replicates, now=now
-                    )
-                    total, changed = total + n, changed + c
-                registry = board_registry.groups()
-                for slug in groups:
-                    members = [computed[m] for m in group_members(registry[slug], available)]
-                    computed[slug], n, c = aggregate_group_board(registry[slug], members, method=method, now=now)
-                    total, changed = total + n, changed + c
-                if requested is None:
-                    with transaction.atomic():
-                        stale = Leaderboard.objects.exclude(code__in=list(computed))
-                        changed += LeaderboardEntry.objects.filter(leaderboard__in=stale).count()
-                        stale.delete()
-            break
+        computed, total, changed = _refresh_under_locks(requested, method=method, replicates=replicates)
         run.boards = list(computed)
         run.entries_total = total
         run.entries_changed = changed
@@ -184,6 +157,56 @@ def aggregate(
         run.duration_seconds = time.perf_counter() - started
         run.save()
     return run
+
+
+def _refresh_under_locks(
+    requested: list[str] | None, *, method: RankingMethod, replicates: int
+) -> tuple[dict[str, ComputedBoard], int, int]:
+    """Read, compute and write the requested boards under their locks (board_lock.py),
+    taking the locks of boards the data added since planning before writing anything.
+    Returns (the computed boards by code, entries on them, entries created/changed/removed)."""
+    codes = _touched_codes(requested)
+    while True:
+        with board_lock.hold(codes):
+            available = {**board_datasets(), **suite_datasets()}
+            touched = _touched_codes(requested, available)
+            if not touched <= codes:  # the data changed since planning: lock those boards too
+                codes |= touched
+                continue
+            return _refresh_boards(requested, available, method=method, replicates=replicates)
+
+
+def _refresh_boards(
+    requested: list[str] | None, available: dict, *, method: RankingMethod, replicates: int
+) -> tuple[dict[str, ComputedBoard], int, int]:
+    """Refresh the language boards, then the group boards built from them; when everything
+    is recomputed, remove the boards that no longer have a dataset."""
+    languages, groups = plan_boards(requested, available)
+    now = timezone.now()
+    computed: dict[str, ComputedBoard] = {}
+    total = changed = 0
+    for code in languages:
+        computed[code], n, c = aggregate_language_board(
+            code, available[code], method=method, replicates=replicates, now=now
+        )
+        total, changed = total + n, changed + c
+    registry = board_registry.groups()
+    for slug in groups:
+        members = [computed[m] for m in group_members(registry[slug], available)]
+        computed[slug], n, c = aggregate_group_board(registry[slug], members, method=method, now=now)
+        total, changed = total + n, changed + c
+    if requested is None:
+        changed += _remove_stale_boards(keep=list(computed))
+    return computed, total, changed
+
+
+def _remove_stale_boards(keep: list[str]) -> int:
+    """Delete the boards not in ``keep``; returns how many entries went with them."""
+    with transaction.atomic():
+        stale = Leaderboard.objects.exclude(code__in=keep)
+        removed = LeaderboardEntry.objects.filter(leaderboard__in=stale).count()
+        stale.delete()
+    return removed
 
 
 def current_ranking(lb: Leaderboard, method_name: str) -> LeaderboardRanking:

@@ -92,7 +92,7 @@ def check_planned(submission: Submission, name) -> dict:
 
 
 def check_record(submission: Submission, parsed) -> None:
-    """Raise InvalidRecord unless the parsed record (``results_import.ParsedRecord``) is
+    """Raise InvalidRecord unless the parsed record (``record_parsing.ParsedRecord``) is
     one the submission's job asked for."""
     job = check_planned(submission, parsed.dataset)
     name = parsed.dataset

@@ -32,7 +32,8 @@ from leaderboard.services import exam_runs, submission_job
 from leaderboard.services.aggregation_queue import enqueue_aggregation
 from leaderboard.services.dispatch import dispatch_after_commit
 from leaderboard.services.example_store import InvalidExamples, check_examples
-from leaderboard.services.results_import import SkipRecord, parse_record, store_record
+from leaderboard.services.record_parsing import SkipRecord, parse_record
+from leaderboard.services.results_import import store_record
 from leaderboard.services.submission_job import SUBMISSIONS, died_reason
 from leaderboard.services.submissions import SubmissionRefused
 from leaderboard.submission_progress import DatasetProgress, DatasetState, Progress

@@ -22,12 +22,11 @@ import socket
 import time
 from pathlib import Path
 
-from celery import shared_task
 from django.conf import settings
 
 from evaluation.examples import MAX_COMPRESSED_BYTES
 from leaderboard import job_control
-from leaderboard.jobs.worker import GpuJobTask, Heartbeat, counted_attempt, run_reporting
+from leaderboard.jobs.worker import GpuJobTask, Heartbeat, counted_attempt, gpu_task, run_reporting
 from leaderboard.tasks.worker_events import CeleryEvents
 
 logger = logging.getLogger("leaderboard.tasks.evaluation")
@@ -99,59 +98,17 @@ def run_submission(job: dict, task_id: str, events=None) -> str:
 
 
 def _evaluate(job: dict, task_id: str, events, attempt: int, sent: set, log) -> str:
+    """Evaluate the datasets not yet sent and report the end: finished, or stopped when the
+    site no longer counts on this task."""
     submission_id = int(job["submission"])
     try:
-        events.send(
-            "started",
-            attempt=attempt,
-            worker=f"{socket.gethostname()}:{os.getpid()}",
-            unavailable=job.get("unavailable") or {},
-        )
-        if sent:
-            logger.info("submission %s was interrupted; resuming after its finished datasets", submission_id)
-        todo = [name for name in job["datasets"] if name not in sent]
-        logger.info(
-            "submission %s: %s @ %s (%s), %d datasets to evaluate, %d already done",
-            submission_id,
-            job["model"],
-            job["revision"],
-            "few-shot" if job["few_shot"] else "zero-shot",
-            len(todo),
-            len(job.get("stored") or []) + len(job["datasets"]) - len(todo),
-        )
-        last_sent = [0.0]
-
-        def on_progress(dataset: str, done_units: int, total_units: int) -> None:
-            now = time.monotonic()
-            if now - last_sent[0] < PROGRESS_SEND_INTERVAL and done_units < total_units:
-                return
-            last_sent[0] = now
-            events.try_send("progress", dataset=dataset, done=done_units, total=total_units)
-
-        def on_record(record: dict) -> None:
-            name = record.get("dataset")
-            events.send("record", record=record, examples=examples_payload(record))
-            job_control.mark_sent(task_id, name)
-            sent.add(name)
-            logger.info("submission %s: sent the result of %s", submission_id, name)
-            if not job_control.may_run(submission_id, task_id):
-                raise Stopped()
-
-        def on_dataset_error(dataset: str, reason: str) -> None:  # this dataset fails, the others go on
-            logger.error("submission %s: %s cannot be evaluated: %s", submission_id, dataset, reason)
-            events.send("dataset_failed", dataset=dataset, reason=reason)
-
+        todo = _start(job, events, attempt, sent)
         if todo:
             from evaluation.runner import evaluate_model  # the engine's models load on the GPU worker only
 
             with Heartbeat(events):
                 evaluate_model(
-                    job["model"],
-                    todo,
-                    _evaluation_settings(job),
-                    on_record=on_record,
-                    on_progress=on_progress,
-                    on_dataset_error=on_dataset_error,
+                    job["model"], todo, _evaluation_settings(job), **_reporting_callbacks(job, task_id, events, sent)
                 )
         logger.info("submission %s: evaluated", submission_id)
         events.send("finished", sent=sorted(sent), log=log.text())
@@ -159,6 +116,60 @@ def _evaluate(job: dict, task_id: str, events, attempt: int, sent: set, log) -> 
     except Stopped:
         logger.info("submission %s was cancelled or re-queued; stopping", submission_id)
         return "stopped"
+
+
+def _start(job: dict, events, attempt: int, sent: set) -> list[str]:
+    """Report the start of this delivery and log its plan; returns the datasets still to evaluate."""
+    submission_id = int(job["submission"])
+    events.send(
+        "started",
+        attempt=attempt,
+        worker=f"{socket.gethostname()}:{os.getpid()}",
+        unavailable=job.get("unavailable") or {},
+    )
+    if sent:
+        logger.info("submission %s was interrupted; resuming after its finished datasets", submission_id)
+    todo = [name for name in job["datasets"] if name not in sent]
+    logger.info(
+        "submission %s: %s @ %s (%s), %d datasets to evaluate, %d already done",
+        submission_id,
+        job["model"],
+        job["revision"],
+        "few-shot" if job["few_shot"] else "zero-shot",
+        len(todo),
+        len(job.get("stored") or []) + len(job["datasets"]) - len(todo),
+    )
+    return todo
+
+
+def _reporting_callbacks(job: dict, task_id: str, events, sent: set) -> dict:
+    """The engine's callbacks (``on_progress``, ``on_record``, ``on_dataset_error``) that
+    report to the site; ``on_record`` raises :class:`Stopped` once the site no longer
+    counts on this task."""
+    submission_id = int(job["submission"])
+    last_sent = [0.0]
+
+    def on_progress(dataset: str, done_units: int, total_units: int) -> None:
+        now = time.monotonic()
+        if now - last_sent[0] < PROGRESS_SEND_INTERVAL and done_units < total_units:
+            return
+        last_sent[0] = now
+        events.try_send("progress", dataset=dataset, done=done_units, total=total_units)
+
+    def on_record(record: dict) -> None:
+        name = record.get("dataset")
+        events.send("record", record=record, examples=examples_payload(record))
+        job_control.mark_sent(task_id, name)
+        sent.add(name)
+        logger.info("submission %s: sent the result of %s", submission_id, name)
+        if not job_control.may_run(submission_id, task_id):
+            raise Stopped()
+
+    def on_dataset_error(dataset: str, reason: str) -> None:  # this dataset fails, the others go on
+        logger.error("submission %s: %s cannot be evaluated: %s", submission_id, dataset, reason)
+        events.send("dataset_failed", dataset=dataset, reason=reason)
+
+    return {"on_record": on_record, "on_progress": on_progress, "on_dataset_error": on_dataset_error}
 
 
 class SubmissionTask(GpuJobTask):
@@ -173,15 +184,7 @@ class SubmissionTask(GpuJobTask):
     failed_fields = {"sent": []}
 
 
-@shared_task(
-    name="leaderboard.tasks.evaluate_submission",
-    base=SubmissionTask,
-    bind=True,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    soft_time_limit=settings.GLOSSA_EVAL_SOFT_TIME_LIMIT,
-    time_limit=settings.GLOSSA_EVAL_TIME_LIMIT,
-)
+@gpu_task("leaderboard.tasks.evaluate_submission", SubmissionTask)
 def evaluate_submission(self, job: dict) -> str:
     if not isinstance(job, dict):  # a message from before jobs were carried in the message
         logger.error("evaluate_submission got %r, not a job; the reaper will queue it again", job)

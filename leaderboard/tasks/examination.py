@@ -11,12 +11,11 @@ import json
 import logging
 import os
 
-from celery import shared_task
 from django.conf import settings
 
 from evaluation.endpoints import EndpointRefused, check_examiner
 from evaluation.errors import EvaluationError
-from leaderboard.jobs.worker import GpuJobTask, Heartbeat, JobEvents, counted_attempt, run_reporting
+from leaderboard.jobs.worker import GpuJobTask, Heartbeat, JobEvents, counted_attempt, gpu_task, run_reporting
 from leaderboard.services.exam_runs import document_payload
 
 logger = logging.getLogger("leaderboard.tasks.examination")
@@ -121,15 +120,7 @@ class ExamTask(GpuJobTask):
     events_class = ExamEvents
 
 
-@shared_task(
-    name="leaderboard.tasks.run_exam",
-    base=ExamTask,
-    bind=True,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    soft_time_limit=settings.GLOSSA_EVAL_SOFT_TIME_LIMIT,
-    time_limit=settings.GLOSSA_EVAL_TIME_LIMIT,
-)
+@gpu_task("leaderboard.tasks.run_exam", ExamTask)
 def run_exam(self, job: dict) -> str:
     if not isinstance(job, dict) or "run" not in job:
         logger.error("run_exam got %r, not an exam job", job)

@@ -11,8 +11,9 @@ import pytest
 
 from evaluation.examples import encode_examples
 from leaderboard.models import Evaluation
-from leaderboard.services import results_import
-from leaderboard.services.results_import import import_file, read_records
+from leaderboard.services import results_files
+from leaderboard.services.results_files import read_records
+from leaderboard.services.results_import import import_file
 
 from .test_hostile_examples import examples, record
 
@@ -58,7 +59,7 @@ def write_line_bomb(path, line_bytes: int, after: list[dict]) -> None:
 @pytest.mark.django_db
 def test_a_gzip_line_bomb_is_never_read_whole(tmp_path):
     path = tmp_path / "bomb.jsonl.gz"
-    line = 10 * results_import.MAX_LINE  # 100 MB in one line, under half a megabyte on disk
+    line = 10 * results_files.MAX_LINE  # 100 MB in one line, under half a megabyte on disk
     write_line_bomb(path, line, [record("org/after-the-bomb")])
     assert path.stat().st_size < line // 100
     tracemalloc.start()
@@ -67,8 +68,8 @@ def test_a_gzip_line_bomb_is_never_read_whole(tmp_path):
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert peak < 3 * results_import.MAX_LINE  # the line limit plus a chunk, never the line
-    assert read[0] == (1, None, f"line longer than {results_import.MAX_LINE} bytes")
+    assert peak < 3 * results_files.MAX_LINE  # the line limit plus a chunk, never the line
+    assert read[0] == (1, None, f"line longer than {results_files.MAX_LINE} bytes")
     assert read[1][0] == 2 and read[1][1]["model"] == "org/after-the-bomb"
     report = import_file(path)
-    assert report.imported == 1 and report.errors == [(1, f"line longer than {results_import.MAX_LINE} bytes")]
+    assert report.imported == 1 and report.errors == [(1, f"line longer than {results_files.MAX_LINE} bytes")]

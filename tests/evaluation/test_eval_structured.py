@@ -42,7 +42,7 @@ def test_closest_label():
 
 def test_output_cache_computes_each_prompt_once():
     from evaluation.cache import OutputCache
-    from evaluation.runner import _cached
+    from evaluation.predictor import _cached
 
     calls = []
 

@@ -22,7 +22,8 @@ from leaderboard.eee.schema import schema_errors
 from leaderboard.models import Dataset, DatasetVersion, Evaluation, IterationScore, LanguageModel, Leaderboard
 from leaderboard.record_fields import InvalidRecord
 from leaderboard.services.aggregation import aggregate
-from leaderboard.services.results_import import import_file, parse_record
+from leaderboard.services.record_parsing import parse_record
+from leaderboard.services.results_import import import_file
 from tests.support.euroeval_eee import legacy_to_eee
 
 DUTCH = Path(__file__).resolve().parents[1] / "ranking" / "data" / "euroeval-2026" / "records_dutch.jsonl.gz"

@@ -8,7 +8,8 @@ from django.urls import reverse
 
 from leaderboard.models import Dataset, Evaluation
 from leaderboard.services.aggregation import aggregate
-from leaderboard.services.results_import import ParsedRecord, store_record
+from leaderboard.services.record_parsing import ParsedRecord
+from leaderboard.services.results_import import store_record
 
 
 def _stored(model: str, dataset: str, language: str, task: str = "linguistic-acceptability") -> None:

@@ -12,7 +12,9 @@ from django.core.management import call_command
 from django.db import connection
 
 from leaderboard.models import Dataset, Evaluation, IterationScore, Language, LanguageModel
-from leaderboard.services.results_import import InvalidRecord, SkipRecord, import_file, parse_record
+from leaderboard.record_fields import InvalidRecord
+from leaderboard.services.record_parsing import SkipRecord, parse_record
+from leaderboard.services.results_import import import_file
 
 
 def good(model: str, dataset: str = "scala-da", **extra) -> dict:

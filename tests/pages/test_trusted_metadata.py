@@ -14,7 +14,8 @@ from django.utils import timezone
 
 from leaderboard.models import Dataset, LanguageModel, Leaderboard, ModelType, Submission
 from leaderboard.selectors.formatting import model_id_kind, model_url
-from leaderboard.services.results_import import parse_record, store_record
+from leaderboard.services.record_parsing import parse_record
+from leaderboard.services.results_import import store_record
 
 PATH_ID = "/mnt/data_6tb/dan/gpt_sw3/models/gpt-sw3-126m-instruct/"
 

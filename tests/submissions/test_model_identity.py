@@ -138,7 +138,7 @@ def test_the_bundled_commit_is_stored_by_the_importer():
     record = scala_record(SMOL_COMMIT, (0.3, 0.4))
     import_record(record, source="t")
     assert Evaluation.objects.get().commit_sha == SMOL_COMMIT
-    from leaderboard.services.results_import import InvalidRecord
+    from leaderboard.record_fields import InvalidRecord
 
     for bad in ("bundled:x", "refs/pr/1", "main", "A" * 40):
         with pytest.raises(InvalidRecord, match="model_commit"):
