@@ -12,7 +12,8 @@
 # Settings (environment): PYTHON (default .venv/bin/python), GLOSSA_GPU_MODEL
 # (HuggingFaceTB/SmolLM2-135M-Instruct), GLOSSA_GPU_DATASET (lcc-europarl-sentiment-da),
 # GLOSSA_GPU_ITERATIONS (10), GLOSSA_GPU_LIMIT (empty: the whole test split; the CPU test sets a
-# few rows), GLOSSA_GPU_SPEED_ARGS (extra arguments of the speed command).
+# few rows), GLOSSA_GPU_SPEED_ARGS (extra arguments of the speed command), GLOSSA_GPU_BACKENDS (the
+# backends to run, e.g. "vllm"; default: transformers, and vllm where it is importable).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUTDIR="${1:-var/gpu-bench}"
@@ -25,6 +26,8 @@ LIMIT_ARGS=()
 [ -n "${GLOSSA_GPU_LIMIT:-}" ] && LIMIT_ARGS=(--limit "$GLOSSA_GPU_LIMIT")
 read -r -a SPEED_ARGS <<< "${GLOSSA_GPU_SPEED_ARGS:-}"
 export HF_HUB_OFFLINE="${HF_HUB_OFFLINE:-1}" PYTHONUNBUFFERED=1
+# the engine from this checkout, also for the scripts under benchmarks/ where it is not installed
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 
 {
   date -u +"date: %Y-%m-%d %H:%M UTC"
@@ -44,11 +47,16 @@ PYEOF
 } > "$OUTDIR/environment.txt" 2>&1
 cat "$OUTDIR/environment.txt"
 
-backends=(transformers)
-if "$PY" -c "import vllm" 2>/dev/null; then
-  backends+=(vllm)
+if [ -n "${GLOSSA_GPU_BACKENDS:-}" ]; then
+  read -r -a backends <<< "$GLOSSA_GPU_BACKENDS"
+  echo "backends: ${backends[*]} (GLOSSA_GPU_BACKENDS)" | tee -a "$OUTDIR/environment.txt"
 else
-  echo "vLLM is not importable here: its rows are skipped (install the gpu extra)" | tee -a "$OUTDIR/environment.txt"
+  backends=(transformers)
+  if "$PY" -c "import vllm" 2>/dev/null; then
+    backends+=(vllm)
+  else
+    echo "vLLM is not importable here: its rows are skipped (install the gpu extra)" | tee -a "$OUTDIR/environment.txt"
+  fi
 fi
 
 for backend in "${backends[@]}"; do

@@ -4,7 +4,8 @@
 
 Reads what is there and says what is missing: ``environment.txt``, ``speed-<backend>.json``
 (``python -m evaluation speed``), ``vllm-offline.json`` (``benchmarks/vllm_offline.py``) and
-``evaluation-<backend>.jsonl`` with ``evaluation-<backend>.time`` (the full evaluation).
+``evaluation-<backend>.jsonl`` with ``evaluation-<backend>.time`` (the full evaluation). A backend
+the run did not try (no file of it there, e.g. ``GLOSSA_GPU_BACKENDS=vllm``) is left out.
 """
 
 from __future__ import annotations
@@ -28,11 +29,41 @@ def _gib(n) -> str:
     return f"{n / 2**30:.2f} GiB" if n else "–"
 
 
+def tried(folder: Path) -> list[str]:
+    """The backends the run tried: those with a file of theirs in ``folder`` (all when none has)."""
+    found = [b for b in BACKENDS if any(folder.glob(f"speed-{b}.*")) or any(folder.glob(f"evaluation-{b}.*"))]
+    return found or list(BACKENDS)
+
+
+def offline_rows(folder: Path) -> list[str]:
+    """vLLM's own offline throughput (``benchmarks/vllm_offline.py``), when the run has it."""
+    offline = _load(folder / "vllm-offline.json")
+    if offline is None:
+        return (
+            ["- vLLM offline (`benchmarks/vllm_offline.py`): not run here (see vllm-offline.log)"]
+            if (folder / "vllm-offline.log").exists()
+            else []
+        )
+    lines = [
+        f"- vLLM offline (`benchmarks/vllm_offline.py`), vLLM {offline.get('vllm')}, "
+        f"load {offline.get('load_seconds')} s, the speed benchmark's prompts straight to `LLM.generate`:",
+        "",
+        "  | prompt (GPT-2 tokens) | batch | prompt tok/s | generated tok/s | median s |",
+        "  | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for run in offline.get("runs", []):
+        lines.append(
+            f"  | {run['prompt_reference_tokens']} | {run['batch_size']} | {run['prompt_tokens_per_second']:,} "
+            f"| {run['generated_tokens_per_second']:,} | {run['median_seconds']} |"
+        )
+    return [*lines, ""]
+
+
 def speed_rows(folder: Path) -> list[str]:
     offline = _load(folder / "vllm-offline.json")
     reference = {(r["prompt_reference_tokens"], r["batch_size"]): r for r in (offline or {}).get("runs", [])}
     lines = []
-    for backend in BACKENDS:
+    for backend in tried(folder):
         report = _load(folder / f"speed-{backend}.json")
         if report is None:
             lines.append(f"- speed, {backend} backend: not run here (see the log)")
@@ -98,7 +129,7 @@ def describe(record: dict, backend: str, elapsed: str) -> str:
 
 def evaluation_rows(folder: Path) -> list[str]:
     lines = []
-    for backend in BACKENDS:
+    for backend in tried(folder):
         path = folder / f"evaluation-{backend}.jsonl"
         try:
             records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -118,9 +149,9 @@ def main() -> None:
     environment = (
         (folder / "environment.txt").read_text(encoding="utf-8") if (folder / "environment.txt").exists() else ""
     )
-    print("## GPU run (`benchmarks/gpu.sh`)\n")
+    print(f"## GPU run (`benchmarks/gpu.sh`): {', '.join(tried(folder))}\n")
     print("```\n" + environment.strip() + "\n```\n")
-    for line in speed_rows(folder) + evaluation_rows(folder):
+    for line in speed_rows(folder) + offline_rows(folder) + evaluation_rows(folder):
         print(line)
 
 
