@@ -89,4 +89,5 @@ fi
 cp "$GPU_OUTDIR/section.md" "$GPU_OUTDIR/environment.txt" "$OUT/" 2>/dev/null
 tar -czf "$OUT/gpu-vllm.tar.gz" -C "$(dirname "$GPU_OUTDIR")" "$(basename "$GPU_OUTDIR")"
 echo "gpu_unpack: results in $OUT/gpu-vllm.tar.gz ($(stat -c %s "$OUT/gpu-vllm.tar.gz") bytes), $(($(date +%s) - started)) s in all"
+[ $rc -eq 124 ] && exit 6  # gpu.sh's own limit, not the call's (which the device tool reports as 124)
 exit $rc
