@@ -10,9 +10,11 @@ the mean-rank-score boards.
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
 
+from evaluation.endpoints import EndpointRefused, check_endpoint, check_key_variable
 from leaderboard.models.jobs import JobStatus
 from leaderboard.models.submissions import LanguageModel, Submission
 
@@ -56,10 +58,6 @@ class Examiner(models.Model):
         """The endpoint's host and the key's variable must be on the deployment's
         allow-lists (``GLOSSA_EXAMINER_HOSTS``, ``GLOSSA_EXAMINER_KEY_VARS``:
         :mod:`evaluation.endpoints`); the worker checks them again before any request."""
-        from django.core.exceptions import ValidationError
-
-        from evaluation.endpoints import EndpointRefused, check_endpoint, check_key_variable
-
         errors = {}
         for field, check in (("backend", check_endpoint), ("api_key_env", check_key_variable)):
             try:

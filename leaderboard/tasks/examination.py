@@ -15,6 +15,8 @@ from django.conf import settings
 
 from evaluation.endpoints import EndpointRefused, check_examiner
 from evaluation.errors import EvaluationError
+from evaluation.examiner import exam as engine_exam
+from evaluation.examiner.participants import ParticipantLoader
 from leaderboard.jobs.worker import GpuJobTask, Heartbeat, JobEvents, counted_attempt, gpu_task, run_reporting
 from leaderboard.services.exam_runs import document_payload
 
@@ -76,10 +78,6 @@ def run_exam_job(job: dict, task_id: str, events=None) -> str:
 
 
 def _examine(job: dict, events, attempt: int, log) -> str:
-    # the examiner's models and the document's encoding load on the GPU worker only
-    from evaluation.examiner.exam import ExamSettings, run_exam
-    from evaluation.examiner.participants import ParticipantLoader
-
     loader = ParticipantLoader(resident=settings.EXAM_RESIDENT_MODELS)  # the rest wait on disk for their turn
     try:
         events.send("started", attempt=attempt)
@@ -96,7 +94,7 @@ def _examine(job: dict, events, attempt: int, log) -> str:
         with Heartbeat(events):
             examiners, examinees = _participants(job, loader)
             s = job["settings"]
-            exam_settings = ExamSettings(
+            exam_settings = engine_exam.ExamSettings(
                 language=job["language"],
                 questions=int(s["questions"]),
                 follow_ups=int(s["follow_ups"]),
@@ -106,7 +104,7 @@ def _examine(job: dict, events, attempt: int, log) -> str:
                 earlier_questions=tuple(str(q) for q in s.get("earlier_questions", [])),
             )
             logger.info("exam run %s: %s round %s", job["run"], job["language"], job["round"])
-            run_exam(examiners, examinees, exam_settings, on_record=on_record)
+            engine_exam.run_exam(examiners, examinees, exam_settings, on_record=on_record)
         document = ("\n".join(lines) + "\n").encode("utf-8")
         events.send("finished", document=document_payload(document), log=log.text())
         return "finished"
