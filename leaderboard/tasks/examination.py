@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+from functools import partial
 
 from django.conf import settings
 
@@ -17,7 +18,7 @@ from evaluation.endpoints import EndpointRefused, check_examiner
 from evaluation.errors import EvaluationError
 from evaluation.examiner import exam as engine_exam
 from evaluation.examiner.participants import ParticipantLoader
-from leaderboard.jobs.worker import GpuJobTask, Heartbeat, JobEvents, counted_attempt, gpu_task, run_reporting
+from leaderboard.jobs.worker import GpuJobTask, Heartbeat, JobEvents, gpu_task, run_counted
 from leaderboard.services.exam_runs import document_payload
 
 logger = logging.getLogger("leaderboard.tasks.examination")
@@ -71,10 +72,7 @@ def _participants(job: dict, loader):
 def run_exam_job(job: dict, task_id: str, events=None) -> str:
     run_id = int(job["run"])
     events = events or ExamEvents(run_id, task_id)
-    attempt = counted_attempt(job, task_id, events)
-    if attempt is None:
-        return "gave up"
-    return run_reporting(events, f"exam run {run_id}", lambda log: _examine(job, events, attempt, log))
+    return run_counted(job, task_id, events, f"exam run {run_id}", partial(_examine, job, events))
 
 
 def _examine(job: dict, events, attempt: int, log) -> str:
