@@ -20,6 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from evaluation.errors import EvaluationError
+from evaluation.examiner.participants import close_all, load_participants
+from evaluation.examiner.records import read_exam
+from evaluation.examiner.taxonomy import LEVEL_NAMES
+from evaluation.runner import EvaluationSettings, evaluate_model
+from evaluation.speed import SpeedSettings, run_speed
 
 log = logging.getLogger("evaluation")
 
@@ -86,8 +91,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def speed(args: argparse.Namespace) -> int:
     """``speed``: benchmark a model's generation speed and print the report as JSON."""
-    from evaluation.speed import SpeedSettings, run_speed
-
     if args.batch < 1 or args.repetitions < 1 or args.new_tokens < 1 or not args.seconds >= 0:
         raise EvaluationError("--batch, --repetitions and --new-tokens must be positive, --seconds not negative")
     settings = SpeedSettings(
@@ -136,8 +139,6 @@ class _Progress:
 
 def earlier_questions(paths: list[str]) -> list[str]:
     """The main questions of earlier rounds' exam documents (checked as any document)."""
-    from evaluation.examiner.records import read_exam
-
     texts: list[str] = []
     for path in paths:
         with open(path, encoding="utf-8") as handle:
@@ -147,9 +148,7 @@ def earlier_questions(paths: list[str]) -> list[str]:
 
 def examine(args: argparse.Namespace) -> int:
     """``examine``: run an exam between examiner and examinee models and write its records."""
-    from evaluation.examiner.exam import ExamSettings, run_exam
-    from evaluation.examiner.participants import close_all, load_participants
-    from evaluation.examiner.taxonomy import LEVEL_NAMES
+    from evaluation.examiner.exam import ExamSettings, run_exam  # scipy (its rankings): for ``examine`` only
 
     settings = ExamSettings(
         language=args.language,
@@ -198,8 +197,6 @@ def main(argv: list[str] | None = None) -> int:
         except EvaluationError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-    from evaluation.runner import EvaluationSettings, evaluate_model
-
     output = Path(args.output)
     output.parent.mkdir(parents=True, exist_ok=True)
     settings = EvaluationSettings(

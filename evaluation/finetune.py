@@ -29,6 +29,7 @@ from evaluation.encoders.training import (
     train,
 )
 from evaluation.errors import EvaluationError, ModelLoadError
+from evaluation.hardware import CpuDevice, CudaDevice, RunSettings
 from evaluation.metrics import compute_task_metrics
 from evaluation.tasks import get_task
 
@@ -115,14 +116,10 @@ class FineTuneRun:
 
     def device_profile(self):
         """Where the encoder runs: the GPU, or this machine's CPU."""
-        from evaluation.hardware import CpuDevice, CudaDevice
-
         return CudaDevice() if self.device == "cuda" else CpuDevice()
 
     def run_settings(self):
         """How the encoder runs: this engine, in float32."""
-        from evaluation.hardware import RunSettings
-
         return RunSettings(backend=self.name, dtype="float32")
 
     def predict(self, head: Head, model, rows: Sequence[dict], ids: list[int], batch, tokens: list[int]) -> list:

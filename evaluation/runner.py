@@ -144,7 +144,7 @@ def check_dataset_ready(info: ModelInfo, dataset: LoadedDataset) -> None:
     word for each of its labels. Called for every dataset before any model is loaded."""
     ds_info = dataset.info
     if not info.generative:
-        from evaluation.finetune import check_task_supported
+        from evaluation.finetune import check_task_supported  # torch: loaded only when an encoder is evaluated
 
         check_task_supported(ds_info.task)
         return
@@ -173,7 +173,7 @@ def _evaluate_encoder(info, loaded, settings, on_record, on_progress) -> list[di
     """Encoders are fine-tuned per iteration (evaluation.finetune), on the same resamples."""
     from types import SimpleNamespace
 
-    from evaluation.finetune import FineTuneRun, evaluate_encoder_dataset
+    from evaluation.finetune import FineTuneRun, evaluate_encoder_dataset  # torch: for encoders only
 
     model_dir = str(local_weights(info))
     records = []

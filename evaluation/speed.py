@@ -16,10 +16,12 @@ import time
 from dataclasses import dataclass
 
 from evaluation import reference_tokens
+from evaluation.backends import load_backend, needs_weights
 from evaluation.efficiency import PROMPT_LENGTHS, SCHEMA_VERSION, SPEED_KIND, validate_speed_report
 from evaluation.errors import EvaluationError
 from evaluation.hardware import hardware
 from evaluation.measurement import can_measure, latency_ms, per_second
+from evaluation.models import local_weights, resolve_model
 
 MIN_RUNS = 3
 PASSAGE = (
@@ -134,9 +136,6 @@ def run_speed(
 ) -> dict:
     """Resolve and load ``model_id`` (the errors of :func:`evaluation.models.resolve_model`
     when it cannot be had), run the benchmark, close the model."""
-    from evaluation.backends import load_backend, needs_weights
-    from evaluation.models import local_weights, resolve_model
-
     info = resolve_model(model_id, revision, allow_remote_code=trust_remote_code)
     if not info.generative:
         raise EvaluationError(f"{model_id} is an encoder: the speed benchmark times text generation")

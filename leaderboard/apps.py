@@ -3,6 +3,7 @@ from django.db.models.signals import post_migrate
 
 
 def _seed_board_registry(sender, using="default", **kwargs) -> None:
+    # imports the models: apps.py is loaded while the app registry is still being populated
     from leaderboard.registry.boards import seed_if_empty
 
     seed_if_empty(using)

@@ -21,6 +21,7 @@ from typing import Unpack
 from evaluation.backends.base import GenerateOptions, Sampling, Usage
 from evaluation.backends.registry import register
 from evaluation.errors import EvaluationError
+from evaluation.hardware import RemoteDevice, RunSettings
 
 CHAT_MARKER = "\x00chat:"
 TOP_LOGPROBS = 20
@@ -81,14 +82,10 @@ class OpenAIBackend:
     # --- efficiency (evaluation/measurement.py) ---------------------------------------------
     def device_profile(self):
         """Where the model runs: on a server, out of sight (no memory or energy measured here)."""
-        from evaluation.hardware import RemoteDevice
-
         return RemoteDevice(self.name)
 
     def run_settings(self):
         """How the model runs, as far as a client can tell: this backend, the server's dtype unknown."""
-        from evaluation.hardware import RunSettings
-
         return RunSettings(backend=self.name, dtype="unknown (server)")
 
     def _used(self, started: float, data: dict, prompt: str, text: str) -> None:

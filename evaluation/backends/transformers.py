@@ -20,6 +20,7 @@ from evaluation.backends.base import GenerateOptions, Sampling, Usage
 from evaluation.backends.decoding import greedy_decode
 from evaluation.backends.registry import register
 from evaluation.errors import ModelLoadError
+from evaluation.hardware import CpuDevice, CudaDevice, RunSettings
 from evaluation.structured import close_truncated_json
 
 TOKEN_BUDGET = int(os.environ.get("GLOSSA_TOKEN_BUDGET", "8192"))  # padded tokens per forward batch
@@ -97,13 +98,10 @@ class TransformersBackend:
     # --- efficiency (evaluation/measurement.py) ---------------------------------------------
     def device_profile(self):
         """Where the model runs: the GPU, or this machine's CPU."""
-        from evaluation.hardware import CpuDevice, CudaDevice
-
         return CudaDevice() if self.device == "cuda" else CpuDevice()
 
     def run_settings(self):
         """How the model runs: this backend and its dtype."""
-        from evaluation.hardware import RunSettings
 
         # bundled GGUF files are dequantised on conversion: the weights run in ``dtype``
         return RunSettings(backend=self.name, dtype=str(self.dtype).removeprefix("torch."))

@@ -18,6 +18,7 @@ from typing import Unpack
 from evaluation.backends.base import GenerateOptions, Sampling, Usage
 from evaluation.backends.registry import register
 from evaluation.errors import EvaluationError, ModelLoadError
+from evaluation.hardware import CpuDevice, CudaDevice, RunSettings
 
 TOP_LOGPROBS = 20
 
@@ -68,14 +69,11 @@ class VLLMBackend:
         """Where the model runs: the GPU, measured in vLLM's engine process, or the CPU with its child processes."""
         import torch
 
-        from evaluation.hardware import CpuDevice, CudaDevice
-
         # the engine core runs in a process of its own: its memory is measured there
         return CudaDevice(in_process=False) if torch.cuda.is_available() else CpuDevice(process_tree=True)
 
     def run_settings(self):
         """How the model runs: this backend, its dtype and quantisation."""
-        from evaluation.hardware import RunSettings
 
         config = self.llm.llm_engine.model_config
         return RunSettings(

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from evaluation.backends import load_backend
+from evaluation.backends.openai import OpenAIBackend
 from evaluation.errors import EvaluationError
 from evaluation.examiner.exam_types import Participant
 from evaluation.examiner.metering import MeteredBackend
@@ -48,8 +49,6 @@ def load_participant(
             weights, revision = local_weights(info), info.commit_sha or revision
         except EvaluationError:
             weights = None
-        from evaluation.backends.openai import OpenAIBackend
-
         served = OpenAIBackend(
             base_url=backend.partition(":")[2] or None, model=model, tokenizer_dir=weights, api_key=api_key
         )

@@ -65,8 +65,9 @@ class SubmissionAdmin(admin.ModelAdmin):
         description="Run the speed benchmark on the selected submissions' models (queue gpu)", permissions=["requeue"]
     )
     def benchmark_speed(self, request, queryset):
-        """GPU time, like a re-queue: for whoever may re-queue. The report is checked against
-        the job kept on the submission and becomes the model's primary efficiency numbers."""
+        """GPU time, like a re-queue: for whoever may re-queue. Each is a speed job (listed,
+        cancelled and re-queued under Speed jobs); its report is checked against the job and
+        becomes the model's primary efficiency numbers."""
         self._each(
             request,
             queryset.select_related("model"),

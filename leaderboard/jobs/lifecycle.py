@@ -1,5 +1,8 @@
-"""The one lifecycle of a GPU job, on the site's side: a submission's evaluation and an exam
-run go through these functions; each is a :class:`JobKind` that supplies what differs.
+"""The one lifecycle of a GPU job, on the site's side: a submission's evaluation
+(``services/submission_job.SUBMISSIONS``), an exam run (``services/exam_runs.EXAM_RUNS``)
+and a speed benchmark (``services/speed_jobs.SPEED_JOBS``) go through these functions; each
+is a :class:`JobKind` that supplies what differs (its table, what its worker runs, what a
+finished result imports). Their rows share the columns read here (``models/jobs.GpuJob``).
 
     PENDING ──started──▶ RUNNING ──finished──▶ FINISHED
        │                    │ └──failed / gave_up──▶ FAILED ──requeue──▶ PENDING
@@ -13,9 +16,9 @@ actors (an administrator, the reaper, a worker's event) never both move one job.
 A job's worker holds no database (``leaderboard/jobs/worker.py``); what it reports is an
 event applied by :func:`apply`, which believes an event only while it names the job's
 current task id and the job is live. What follows a transition for one kind (the fair
-queue, the boards' aggregation, an exam's import) is its own module's business
-(``services/submission_lifecycle.py``, ``services/exam_runs.py``); this module imports
-none of them.
+queue, the boards' aggregation, an exam's import, a speed report's store) is its own
+module's business (``services/submission_lifecycle.py``, ``services/exam_runs.py``,
+``services/speed_jobs.py``); this module imports none of them.
 """
 
 from __future__ import annotations
@@ -76,6 +79,12 @@ def tail(value, limit: int) -> str:
 
 def new_task_id() -> str:
     return str(uuid.uuid4())
+
+
+def created_long_ago(now: datetime) -> Q:
+    """A ``waiting`` for a kind whose message is sent as its row is made: PENDING rows older
+    than ``GLOSSA_PENDING_TIMEOUT`` should be on the broker by now."""
+    return Q(created_at__lt=now - timedelta(seconds=settings.GLOSSA_PENDING_TIMEOUT))
 
 
 def save(kind: JobKind, row: models.Model, *fields: str) -> None:
@@ -141,6 +150,23 @@ def requeue(kind: JobKind, row: models.Model) -> str | None:
         )
     )
     return task_id if updated else None
+
+
+def start(kind: JobKind, row: models.Model, event: dict, *also: str) -> None:
+    """A worker's ``started``: → RUNNING with a sign of life and the attempt it counted (a
+    whole number from 1 to a million; anything else keeps the row's), saving the fields
+    ``also`` names with them; the row is the caller's, locked (:func:`apply`)."""
+    now = timezone.now()
+    row.status, row.started_at, row.heartbeat_at = JobStatus.RUNNING, row.started_at or now, now
+    attempt = event.get("attempt")
+    row.attempts = attempt if type(attempt) is int and 0 < attempt < 10**6 else row.attempts
+    save(kind, row, "status", "started_at", "heartbeat_at", "attempts", *also)
+
+
+def beat(kind: JobKind, row: models.Model, *also: str) -> None:
+    """Any news from the worker but its last is a sign of life (the reaper reads it)."""
+    row.heartbeat_at = timezone.now()
+    save(kind, row, "heartbeat_at", *also)
 
 
 def close(kind: JobKind, row: models.Model, status: str, reason: str, log: str, *also: str) -> None:

@@ -1,7 +1,8 @@
 """The one lifecycle of a GPU job, on the worker's side (queue ``gpu``, no database): how a
 job reports, counts its deliveries, keeps its log, says why it failed and reports a death
-Celery sees but the job cannot. An evaluation (``tasks/evaluation.py``) and an exam run
-(``tasks/examination.py``) differ only in what they run and in a few words.
+Celery sees but the job cannot. An evaluation (``tasks/evaluation.py``), an exam run
+(``tasks/examination.py``) and a speed benchmark (``tasks/speed.py``) differ only in what
+they run and in a few words.
 
 Every event is a message to the kind's event task on the ``default`` queue, where the
 site's half (``leaderboard/jobs/lifecycle.apply``) checks it against the job. A heartbeat
@@ -152,6 +153,15 @@ def counted_attempt(job: dict, task_id: str, events) -> int | None:
         events.send("gave_up", attempt=attempt)
         return None
     return attempt
+
+
+def run_counted(job: dict, task_id: str, events, what: str, body: Callable[[int, LogBuffer], str]) -> str:
+    """This delivery counted (:func:`counted_attempt`: "gave up" after the last), then
+    ``body(attempt, log)`` run and reported (:func:`run_reporting`)."""
+    attempt = counted_attempt(job, task_id, events)
+    if attempt is None:
+        return "gave up"
+    return run_reporting(events, what, lambda log: body(attempt, log))
 
 
 def run_reporting(events, what: str, body: Callable[[LogBuffer], str], failed: Callable[[], dict] = dict) -> str:

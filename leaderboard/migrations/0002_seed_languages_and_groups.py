@@ -2,6 +2,7 @@ from django.db import migrations
 
 
 def seed(apps, schema_editor):
+    # data only (no model), read when the migration runs
     from leaderboard.registry.languages import LANGUAGE_NAMES, SEED_GROUPS, default_board
 
     Language = apps.get_model("leaderboard", "Language")

@@ -7,7 +7,7 @@ from django.db import migrations, models
 def fill_queue_fields(apps, schema_editor):
     """Work queued before the fair queue existed was sent to the broker when submitted; every
     submission gets the submitter and model size the queue orders by."""
-    from leaderboard.jobs.queue_policy import submitter_key
+    from leaderboard.jobs.queue_policy import submitter_key  # pure code (no model): read when the migration runs
 
     Submission = apps.get_model("leaderboard", "Submission")
     Submission.objects.filter(status__in=["PENDING", "RUNNING"]).update(dispatched_at=models.F("created_at"))

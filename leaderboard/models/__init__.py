@@ -11,7 +11,7 @@ Split by job: ``registry`` (languages, groups, datasets, versions), ``submission
 """
 
 from leaderboard.models.boards import AggregationRun, BoardSnapshot, Leaderboard, LeaderboardEntry, LeaderboardRanking
-from leaderboard.models.efficiency import DeviceKind, EvaluationCost, PublishedSpeed, SpeedBenchmark
+from leaderboard.models.efficiency import DeviceKind, EvaluationCost, PublishedSpeed, SpeedBenchmark, SpeedJob
 from leaderboard.models.exams import (
     Exam,
     ExamAnswer,
@@ -23,7 +23,7 @@ from leaderboard.models.exams import (
     ExamRun,
     ExamRunStatus,
 )
-from leaderboard.models.jobs import LIVE_STATUSES, JobStatus
+from leaderboard.models.jobs import LIVE_STATUSES, GpuJob, JobStatus
 from leaderboard.models.registry import ORIGINS, TASK_CHOICES, Dataset, DatasetVersion, Language, LanguageGroup
 from leaderboard.models.results import Evaluation, EvaluationExamples, IterationScore
 from leaderboard.models.submissions import (
@@ -41,6 +41,7 @@ __all__ = [
     "EvaluationCost",
     "PublishedSpeed",
     "SpeedBenchmark",
+    "SpeedJob",
     "Exam",
     "ExamAnswer",
     "ExamGrade",
@@ -50,6 +51,7 @@ __all__ = [
     "ExamResult",
     "ExamRun",
     "ExamRunStatus",
+    "GpuJob",
     "JobStatus",
     "LIVE_STATUSES",
     "ACTIVE_SUBMISSION_STATUSES",

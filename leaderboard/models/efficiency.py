@@ -6,14 +6,18 @@ rank score.
   one hardware class and backend (``hardware_class``, ``backend``: indexed together).
 - ``PublishedSpeed``: a speed record EuroEval (ScandEval) published, its own kind with its
   own unit and document-length buckets; never shown beside Glossa's measurements.
+- ``SpeedBenchmark``: a controlled speed benchmark of one model commit, the efficiency
+  view's primary numbers; ``SpeedJob``: the GPU job that measures one (a kind of job on
+  ``leaderboard/jobs/lifecycle.py``).
 """
 
 from __future__ import annotations
 
 from django.db import models
 
+from leaderboard.models.jobs import GpuJob
 from leaderboard.models.results import Evaluation
-from leaderboard.models.submissions import LanguageModel
+from leaderboard.models.submissions import LanguageModel, Submission
 
 
 class DeviceKind(models.TextChoices):
@@ -105,7 +109,7 @@ class SpeedBenchmark(models.Model):
     measured_at = models.CharField(max_length=40, blank=True, help_text="The file's created_at.")
     source = models.CharField(max_length=300, blank=True)
     submission = models.ForeignKey(
-        "leaderboard.Submission", null=True, blank=True, on_delete=models.SET_NULL, related_name="speed_benchmarks"
+        Submission, null=True, blank=True, on_delete=models.SET_NULL, related_name="speed_benchmarks"
     )
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -119,3 +123,31 @@ class SpeedBenchmark(models.Model):
 
     def __str__(self) -> str:
         return f"speed of {self.model} on {self.hardware_class} ({self.backend})"
+
+
+class SpeedJob(GpuJob):
+    """One speed benchmark to run on the ``gpu`` queue (``services/speed_jobs.py``): the
+    model at the commit it is measured at, asked for by an administrator for a submission.
+    Its worker's report is stored (``benchmark``) only if it is of this model at this commit."""
+
+    submission = models.ForeignKey(
+        Submission, null=True, blank=True, on_delete=models.SET_NULL, related_name="speed_jobs"
+    )
+    model = models.ForeignKey(LanguageModel, on_delete=models.CASCADE, related_name="speed_jobs")
+    commit_sha = models.CharField(max_length=64, help_text="The commit measured (the submission's, when queued).")
+    trust_remote_code = models.BooleanField(default=False, help_text="Granted for this commit when queued.")
+    backend = models.CharField(max_length=40, help_text="The deployment's backend when queued.")
+    benchmark = models.ForeignKey(
+        SpeedBenchmark,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="jobs",
+        help_text="What it stored.",
+    )
+
+    class Meta(GpuJob.Meta):
+        indexes = [models.Index(fields=["status", "created_at"], name="speed_job_status_idx")]
+
+    def __str__(self) -> str:
+        return f"speed of {self.model} @ {self.commit_sha[:12]} ({self.status})"

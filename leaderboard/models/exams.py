@@ -10,10 +10,12 @@ the mean-rank-score boards.
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
 
-from leaderboard.models.jobs import JobStatus
+from evaluation.endpoints import EndpointRefused, check_endpoint, check_key_variable
+from leaderboard.models.jobs import GpuJob, JobStatus
 from leaderboard.models.submissions import LanguageModel, Submission
 
 BACKEND_HELP = "transformers, vllm, or openai:URL for an OpenAI-compatible server (vllm serve, a hosted API)."
@@ -56,10 +58,6 @@ class Examiner(models.Model):
         """The endpoint's host and the key's variable must be on the deployment's
         allow-lists (``GLOSSA_EXAMINER_HOSTS``, ``GLOSSA_EXAMINER_KEY_VARS``:
         :mod:`evaluation.endpoints`); the worker checks them again before any request."""
-        from django.core.exceptions import ValidationError
-
-        from evaluation.endpoints import EndpointRefused, check_endpoint, check_key_variable
-
         errors = {}
         for field, check in (("backend", check_endpoint), ("api_key_env", check_key_variable)):
             try:
@@ -80,7 +78,7 @@ class Examiner(models.Model):
 ExamRunStatus = JobStatus  # one vocabulary for every job (models/jobs.py)
 
 
-class ExamRun(models.Model):
+class ExamRun(GpuJob):
     """One exam to run on the ``gpu`` queue: who examines whom, in which language and round."""
 
     language = models.CharField(max_length=12)
@@ -92,19 +90,9 @@ class ExamRun(models.Model):
     submission = models.ForeignKey(
         Submission, null=True, blank=True, on_delete=models.SET_NULL, related_name="exam_runs"
     )
-    status = models.CharField(max_length=12, choices=ExamRunStatus.choices, default=ExamRunStatus.PENDING)
     stage = models.CharField(max_length=200, blank=True)
-    failure_reason = models.TextField(blank=True)
-    log_excerpt = models.TextField(blank=True)
-    attempts = models.PositiveIntegerField(default=0)
-    celery_task_id = models.CharField(max_length=64, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created_at"]
+    class Meta(GpuJob.Meta):
         constraints = [models.UniqueConstraint(fields=["language", "round"], name="one_exam_run_per_round")]
         permissions = [
             ("start_exam_run", "Can start an exam round with the registered examiners"),

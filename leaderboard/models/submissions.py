@@ -10,7 +10,7 @@ from django.db.models import F, Q
 
 from evaluation.model_types import ModelType as EngineModelType
 from leaderboard.jobs.queue_policy import submitter_key
-from leaderboard.models.jobs import JobStatus
+from leaderboard.models.jobs import GpuJob, JobStatus
 
 
 class ModelType(models.TextChoices):
@@ -117,7 +117,7 @@ SubmissionStatus = JobStatus  # one vocabulary for every job (models/jobs.py)
 ACTIVE_SUBMISSION_STATUSES = (SubmissionStatus.PENDING, SubmissionStatus.RUNNING, SubmissionStatus.FINISHED)
 
 
-class Submission(models.Model):
+class Submission(GpuJob):
     model = models.ForeignKey(LanguageModel, on_delete=models.PROTECT, related_name="submissions")
     revision = models.CharField(max_length=100, default="main", help_text="The revision as asked (branch, tag, sha).")
     commit_sha = models.CharField(max_length=64, blank=True, help_text="The commit the revision resolved to.")
@@ -126,9 +126,6 @@ class Submission(models.Model):
     examine = models.BooleanField(
         default=False, help_text="Also take the examiner exam (issue #17) in the submission's languages."
     )
-    status = models.CharField(max_length=12, choices=SubmissionStatus.choices, default=SubmissionStatus.PENDING)
-    failure_reason = models.TextField(blank=True)
-    log_excerpt = models.TextField(blank=True)
     progress = models.JSONField(default=dict, blank=True, help_text="dataset name → state")
     job = models.JSONField(
         default=dict,
@@ -140,8 +137,6 @@ class Submission(models.Model):
     datasets_done = models.PositiveIntegerField(default=0)
     client_address = models.GenericIPAddressField(null=True, blank=True)
     submitted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
-    celery_task_id = models.CharField(max_length=64, blank=True)
-    attempts = models.PositiveIntegerField(default=0)
     priority = models.SmallIntegerField(
         default=0, help_text="Set by an administrator: higher starts first (leaderboard/jobs/queue_policy.py)."
     )
@@ -166,13 +161,9 @@ class Submission(models.Model):
     heartbeat_at = models.DateTimeField(
         null=True, blank=True, help_text="Written by the worker while it holds the submission (services/reaper.py)."
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
-    class Meta:
-        ordering = ["-created_at"]
+    class Meta(GpuJob.Meta):
         # Admin actions beyond editing (leaderboard/admin/submissions.py): granted explicitly.
         permissions = [
             ("requeue_submission", "Can re-queue a failed or cancelled submission"),

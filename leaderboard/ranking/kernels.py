@@ -17,7 +17,7 @@ from scipy import special
 VERSION = 1  # _kernels.c's KERNELS_VERSION: a build of another version is not used
 
 try:
-    from leaderboard.ranking import _kernels  # type: ignore[attr-defined]
+    from leaderboard.ranking import _kernels  # type: ignore[attr-defined]  # optional: a C build
 except ImportError:  # not built: the numpy versions run
     _kernels = None
 if getattr(_kernels, "VERSION", None) != VERSION:  # stale: rebuilt by pip install -e . (make install)

@@ -18,11 +18,10 @@ import base64
 import gzip
 import logging
 import random
-from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Max, Q
+from django.db.models import Max
 from django.utils import timezone
 
 from evaluation.compressed import TooLarge, gunzip_bounded
@@ -192,10 +191,6 @@ def exam_job(run: ExamRun) -> dict:
     }
 
 
-def _waiting(now: datetime) -> Q:
-    return Q(created_at__lt=now - timedelta(seconds=settings.GLOSSA_PENDING_TIMEOUT))
-
-
 EXAM_RUNS = lifecycle.JobKind(
     name="exam run",
     model=ExamRun,
@@ -204,7 +199,7 @@ EXAM_RUNS = lifecycle.JobKind(
     build_job=lambda pk, task_id: exam_job(ExamRun.objects.get(pk=pk)),
     died_reason=lambda run, how: f"Its worker stopped responding {run.attempts} times; the models may not fit.",
     silent_since="started_at",
-    waiting=_waiting,
+    waiting=lifecycle.created_long_ago,
     take_back_fields=lambda run, now: {"failure_reason": "", "stage": ""},
     requeue_fields={"stage": ""},
 )
@@ -262,29 +257,14 @@ def _document(payload) -> bytes:
 _text = lifecycle.tail  # a worker's text, its end kept
 
 
-def _beat(run: ExamRun, event: dict) -> None:
-    """Any news from the worker but its last is a sign of life (the reaper reads it)."""
-    run.heartbeat_at = timezone.now()
-
-
 def _started(run: ExamRun, event: dict) -> None:
-    _beat(run, event)
-    run.status, run.started_at = ExamRunStatus.RUNNING, run.started_at or timezone.now()
-    attempt = event.get("attempt")
-    run.attempts = attempt if type(attempt) is int and 0 < attempt < 10**6 else run.attempts
     run.stage = "loading the models"
-    run.save(update_fields=["heartbeat_at", "status", "started_at", "attempts", "stage"])
+    lifecycle.start(EXAM_RUNS, run, event, "stage")
 
 
 def _stage(run: ExamRun, event: dict) -> None:
-    _beat(run, event)
     run.stage = _text(event.get("stage"), 200)
-    run.save(update_fields=["heartbeat_at", "stage"])
-
-
-def _heartbeat(run: ExamRun, event: dict) -> None:
-    _beat(run, event)
-    run.save(update_fields=["heartbeat_at"])
+    lifecycle.beat(EXAM_RUNS, run, "stage")
 
 
 def _finished(run: ExamRun, event: dict) -> None:
@@ -305,14 +285,14 @@ def _failed(run: ExamRun, event: dict) -> None:
         reason = f"The worker died {run.attempts} times while running the exam; the models may not fit."
     else:
         reason = public_reason(_text(event.get("reason"), 8000) or "unknown")
-    _beat(run, event)
+    run.heartbeat_at = timezone.now()
     lifecycle.close(EXAM_RUNS, run, ExamRunStatus.FAILED, reason, _text(event.get("log"), LOG_CHARS), "heartbeat_at")
 
 
 HANDLERS = {
     "started": _started,
     "stage": _stage,
-    "heartbeat": _heartbeat,
+    "heartbeat": lambda run, event: lifecycle.beat(EXAM_RUNS, run),
     "finished": _finished,
     "failed": _failed,
     "gave_up": _failed,

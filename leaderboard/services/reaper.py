@@ -18,7 +18,8 @@
   Either is queued again under a new task id (an old message that comes back later is
   ignored: the worker runs only the submission's current task id, ``job_control``) or, after
   ``GLOSSA_MAX_ATTEMPTS`` starts, FAILED with a reason; FAILED frees the model, commit and
-  variant for a new submission.
+  variant for a new submission. Exam runs and speed jobs are taken back by the same code
+  (``jobs.lifecycle.reap``).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from leaderboard.jobs import lifecycle
-from leaderboard.services import broker_probe, exam_runs
+from leaderboard.services import broker_probe, exam_runs, speed_jobs
 from leaderboard.services.dispatch import dispatch
 from leaderboard.services.submission_job import SUBMISSIONS
 
@@ -44,6 +45,7 @@ class ReapReport:
     requeued: list[int] = field(default_factory=list)
     failed: list[int] = field(default_factory=list)
     exam_runs: dict = field(default_factory=dict)  # the same for exam runs
+    speed_jobs: dict = field(default_factory=dict)  # and for speed jobs
     dispatched: list[int] = field(default_factory=list)  # sent by the fair queue on this tick
 
     def as_json(self) -> dict:
@@ -51,13 +53,15 @@ class ReapReport:
             "requeued": self.requeued,
             "failed": self.failed,
             "exam_runs": self.exam_runs,
+            "speed_jobs": self.speed_jobs,
             "dispatched": self.dispatched,
         }
 
 
 def reap(now=None) -> ReapReport:
-    """One tick: submissions, then exam runs (the shared ``jobs.lifecycle.reap``), then the
-    fair queue sends into any place freed that no event reported."""
+    """One tick: submissions, then exam runs, then speed jobs (the shared
+    ``jobs.lifecycle.reap``), then the fair queue sends into any place freed that no event
+    reported."""
     now = now or timezone.now()
     # a worker reports a job started as soon as it takes its message: one taken before this,
     # and still PENDING, went down with its worker's host (broker_probe leaves it out)
@@ -66,5 +70,6 @@ def reap(now=None) -> ReapReport:
     submissions = lifecycle.reap(SUBMISSIONS, probe, now)
     report = ReapReport(submissions["requeued"], submissions["failed"])
     report.exam_runs = exam_runs.reap(now)
+    report.speed_jobs = speed_jobs.reap(now)
     report.dispatched = dispatch()
     return report

@@ -20,6 +20,17 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 
+from evaluation import models as engine_models
+from evaluation.errors import (
+    EvaluationError,
+    InvalidModelId,
+    ModelNotFound,
+    ModelTooLarge,
+    RemoteCodeRequired,
+    RevisionRefused,
+)
+from evaluation.model_files import Limits
+from evaluation.models import resolve_model
 from leaderboard.models import (
     ACTIVE_SUBMISSION_STATUSES,
     LanguageModel,
@@ -59,8 +70,6 @@ class SubmitOutcome:
 
 
 def _lookup_source() -> str:
-    from evaluation import models as engine_models
-
     offline = getattr(engine_models, "hub_offline", lambda: False)()
     return (
         "the local catalogue of bundled models (the Hugging Face Hub is offline here)"
@@ -76,15 +85,6 @@ def resolve(model_id: str, revision: str):
     bundled model's other labels are refused, code ``revision``); remote code is then allowed
     only by an admin's grant for exactly that commit (code ``remote_code``). Nothing is stored.
     """
-    from evaluation.errors import (
-        EvaluationError,
-        InvalidModelId,
-        ModelNotFound,
-        RemoteCodeRequired,
-        RevisionRefused,
-    )
-    from evaluation.models import resolve_model
-
     try:
         # Remote code is only read here (config.json), never run: whether it may run is the grant's question below.
         info = resolve_model(model_id, revision, allow_remote_code=True)
@@ -113,9 +113,6 @@ def resolve(model_id: str, revision: str):
 
 def _check_size(info) -> None:
     """This deployment's limits (``GLOSSA_MAX_PARAMETERS``, ``GLOSSA_MAX_DOWNLOAD_BYTES``) on the Hub's numbers."""
-    from evaluation.errors import ModelTooLarge
-    from evaluation.model_files import Limits
-
     limits = Limits(settings.MAX_PARAMETERS or None, settings.MAX_DOWNLOAD_BYTES or None)
     try:
         limits.check(info.model_id, num_parameters=info.num_parameters, download_bytes=info.download_bytes)

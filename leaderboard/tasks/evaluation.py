@@ -25,6 +25,7 @@ from pathlib import Path
 from django.conf import settings
 
 from evaluation.examples import MAX_COMPRESSED_BYTES
+from evaluation.runner import EvaluationSettings, evaluate_model
 from leaderboard import job_control
 from leaderboard.jobs.worker import GpuJobTask, Heartbeat, counted_attempt, gpu_task, run_reporting
 from leaderboard.tasks.worker_events import CeleryEvents
@@ -44,8 +45,6 @@ def _evaluation_settings(job: dict):
     """The engine's settings: the model at the submission's pinned commit, the job's
     protocol and variant (the site checks each record against them), remote code only
     where an administrator granted it for that commit (decided by the site, in the job)."""
-    from evaluation.runner import EvaluationSettings
-
     protocol = job.get("protocol") if isinstance(job.get("protocol"), dict) else {}
     return EvaluationSettings(
         revision=job["revision"],
@@ -104,8 +103,6 @@ def _evaluate(job: dict, task_id: str, events, attempt: int, sent: set, log) -> 
     try:
         todo = _start(job, events, attempt, sent)
         if todo:
-            from evaluation.runner import evaluate_model  # the engine's models load on the GPU worker only
-
             with Heartbeat(events):
                 evaluate_model(
                     job["model"], todo, _evaluation_settings(job), **_reporting_callbacks(job, task_id, events, sent)

@@ -10,12 +10,15 @@ from __future__ import annotations
 import json
 import logging
 import os
+from functools import partial
 
 from django.conf import settings
 
 from evaluation.endpoints import EndpointRefused, check_examiner
 from evaluation.errors import EvaluationError
-from leaderboard.jobs.worker import GpuJobTask, Heartbeat, JobEvents, counted_attempt, gpu_task, run_reporting
+from evaluation.examiner import exam as engine_exam
+from evaluation.examiner.participants import ParticipantLoader
+from leaderboard.jobs.worker import GpuJobTask, Heartbeat, JobEvents, gpu_task, run_counted
 from leaderboard.services.exam_runs import document_payload
 
 logger = logging.getLogger("leaderboard.tasks.examination")
@@ -69,17 +72,10 @@ def _participants(job: dict, loader):
 def run_exam_job(job: dict, task_id: str, events=None) -> str:
     run_id = int(job["run"])
     events = events or ExamEvents(run_id, task_id)
-    attempt = counted_attempt(job, task_id, events)
-    if attempt is None:
-        return "gave up"
-    return run_reporting(events, f"exam run {run_id}", lambda log: _examine(job, events, attempt, log))
+    return run_counted(job, task_id, events, f"exam run {run_id}", partial(_examine, job, events))
 
 
 def _examine(job: dict, events, attempt: int, log) -> str:
-    # the examiner's models and the document's encoding load on the GPU worker only
-    from evaluation.examiner.exam import ExamSettings, run_exam
-    from evaluation.examiner.participants import ParticipantLoader
-
     loader = ParticipantLoader(resident=settings.EXAM_RESIDENT_MODELS)  # the rest wait on disk for their turn
     try:
         events.send("started", attempt=attempt)
@@ -96,7 +92,7 @@ def _examine(job: dict, events, attempt: int, log) -> str:
         with Heartbeat(events):
             examiners, examinees = _participants(job, loader)
             s = job["settings"]
-            exam_settings = ExamSettings(
+            exam_settings = engine_exam.ExamSettings(
                 language=job["language"],
                 questions=int(s["questions"]),
                 follow_ups=int(s["follow_ups"]),
@@ -106,7 +102,7 @@ def _examine(job: dict, events, attempt: int, log) -> str:
                 earlier_questions=tuple(str(q) for q in s.get("earlier_questions", [])),
             )
             logger.info("exam run %s: %s round %s", job["run"], job["language"], job["round"])
-            run_exam(examiners, examinees, exam_settings, on_record=on_record)
+            engine_exam.run_exam(examiners, examinees, exam_settings, on_record=on_record)
         document = ("\n".join(lines) + "\n").encode("utf-8")
         events.send("finished", document=document_payload(document), log=log.text())
         return "finished"

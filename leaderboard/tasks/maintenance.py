@@ -11,5 +11,5 @@ __all__ = ["reap_submissions"]
 
 @shared_task(name="leaderboard.tasks.reap_submissions")
 def reap_submissions() -> dict:
-    """Take back evaluations no worker holds (services/reaper.py)."""
+    """Take back GPU jobs no worker holds: evaluations, exam runs, speed jobs (services/reaper.py)."""
     return reap().as_json()

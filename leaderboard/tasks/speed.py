@@ -1,69 +1,83 @@
-"""The speed benchmark of a submission (docs/methodology.md §11): run on queue ``gpu`` without a
-database (``evaluation.speed``, the engine's ``python -m evaluation speed``), its report
-sent as an event to ``apply_speed_event`` on queue ``default``, which checks it against
-the job the site kept (``services/speed_jobs.py``) before anything is stored."""
+"""The speed benchmark's tasks (docs/methodology.md §11). ``run_speed_benchmark`` (queue
+``gpu``, no database) measures one model at one commit with the engine's speed benchmark
+(``evaluation.speed.run_speed``: what ``python -m evaluation speed`` runs) and reports
+through events: started, heartbeats, and finished with the report or failed with a reason.
+``apply_speed_event`` (queue ``default``) hands each to ``services/speed_jobs.apply_event``,
+which checks it against the job before anything is stored. Counting deliveries (after
+``GLOSSA_MAX_ATTEMPTS`` the job gives up), the log, the failure reasons and the report of
+a hard time limit are every GPU job's (``leaderboard/jobs/worker.py``)."""
 
 from __future__ import annotations
 
 import logging
+from functools import partial
 
-from celery import current_app, shared_task
-from django.conf import settings
+from celery import shared_task
 
+from evaluation.speed import SpeedSettings, run_speed
+from leaderboard.jobs import lifecycle
+from leaderboard.jobs.worker import GpuJobTask, Heartbeat, JobEvents, gpu_task, run_counted
 from leaderboard.services import speed_jobs
 from leaderboard.services.db_retry import with_db_retry
-from leaderboard.services.speed_jobs import SPEED_EVENT_TASK
+from leaderboard.services.speed_jobs import SPEED_TASK
 
 logger = logging.getLogger("leaderboard.tasks.speed")
+
+SPEED_EVENT_TASK = "leaderboard.tasks.apply_speed_event"
 
 __all__ = ["apply_speed_event", "run_speed_benchmark"]
 
 
-def _send(event: dict) -> None:
-    current_app.send_task(
-        SPEED_EVENT_TASK,
-        args=[event],
-        queue="default",
-        retry=True,
-        retry_policy={"max_retries": 10, "interval_start": 0.5, "interval_step": 1.0, "interval_max": 8.0},
-    )
+class SpeedEvents(JobEvents):
+    """The events of one (speed job, task), to ``apply_speed_event``."""
+
+    id_key = "speed_job"
+    event_task = SPEED_EVENT_TASK
 
 
-@shared_task(
-    name="leaderboard.tasks.run_speed_benchmark",
-    acks_late=True,
-    reject_on_worker_lost=False,  # a benchmark that kills its worker is not retried forever
-    soft_time_limit=settings.GLOSSA_EVAL_SOFT_TIME_LIMIT,
-    time_limit=settings.GLOSSA_EVAL_TIME_LIMIT,
-)
-def run_speed_benchmark(job: dict) -> bool:
+def run_speed_job(job: dict, task_id: str, events=None) -> str:
     """Benchmark the job's model at its commit; report ``finished`` (the report) or ``failed``."""
-    event = {"submission": job.get("submission"), "task": job.get("task")}
-    try:
-        from evaluation.speed import SpeedSettings, run_speed
+    job_id = int(job["speed_job"])
+    events = events or SpeedEvents(job_id, task_id)
+    return run_counted(job, task_id, events, f"speed job {job_id}", partial(_measure, job, events))
 
+
+def _measure(job: dict, events, attempt: int, log) -> str:
+    events.send("started", attempt=attempt)
+    with Heartbeat(events):
         report = run_speed(
             str(job["model"]),
             SpeedSettings(),
-            backend_name=str(job.get("backend") or settings.EVALUATION_BACKEND),
+            backend_name=str(job["backend"]),
             revision=str(job["revision"]),
             trust_remote_code=job.get("trust_remote_code") is True,
         )
-    except Exception as exc:  # the model, the backend or the machine: the site records the reason
-        logger.exception("speed benchmark of %s failed", job.get("model"))
-        _send({**event, "kind": "failed", "reason": f"{type(exc).__name__}: {str(exc)[:1000]}"})
-        return False
-    _send({**event, "kind": "finished", "report": report})
-    return True
+    events.send("finished", report=report, log=log.text())
+    return "finished"
 
 
-@shared_task(name="leaderboard.tasks.apply_speed_event", bind=True, acks_late=True)
+class SpeedTask(GpuJobTask):
+    """A speed job's death at the hard time limit, reported (``GpuJobTask``)."""
+
+    events_class = SpeedEvents
+
+
+@gpu_task(SPEED_TASK, SpeedTask)
+def run_speed_benchmark(self, job: dict) -> str:
+    if not isinstance(job, dict) or "speed_job" not in job:
+        # a message queued before speed jobs had rows names none: its job (migrated PENDING)
+        # is queued again by the reaper once this message is gone
+        logger.error("run_speed_benchmark got %r, not a speed job", job)
+        return "skipped"
+    return run_speed_job(job, task_id=self.request.id or "")
+
+
+@shared_task(name=SPEED_EVENT_TASK, bind=True, acks_late=True)
 def apply_speed_event(self, event: dict) -> bool:
-    """Apply a speed benchmark's event (``speed_jobs.apply_event``); a forged one is dropped."""
+    """Apply one event of a speed job's GPU worker (``speed_jobs.apply_event``); one that is
+    not a speed job's event is dropped, one that no longer speaks for its job ignored."""
     try:
-        outcome = with_db_retry(lambda: speed_jobs.apply_event(event), "applying a speed event")
-    except speed_jobs.BadSpeedEvent as exc:
+        return with_db_retry(lambda: speed_jobs.apply_event(event), "applying a speed event")
+    except lifecycle.BadEvent as exc:
         logger.error("dropped: %s", exc)
         return False
-    logger.info("speed event: %s", outcome)
-    return True

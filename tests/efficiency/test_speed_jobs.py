@@ -1,7 +1,9 @@
-"""The speed benchmark of a submission (issue #26.5): an admin queues it on the ``gpu``
-queue (a real message on the real broker), and its report is stored only when it is the
-job's: its task id, the submitted model at the submitted commit, the contract's shape.
-The stored benchmark is the efficiency view's primary numbers and shows on the model page."""
+"""The speed benchmark of a submission (docs/methodology.md §11): an admin queues a speed job
+on the ``gpu`` queue (a real message on the real broker), and its report is stored only
+when it is the job's: its current task id while it is live, the submitted model at the
+submitted commit, the contract's shape. The stored benchmark is the efficiency view's
+primary numbers and shows on the model page. The lifecycle (reaper, cancel, re-queue) of
+a speed job: tests/jobs/test_speed_job_lifecycle.py."""
 
 from __future__ import annotations
 
@@ -15,9 +17,12 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from leaderboard.models import LanguageModel, SpeedBenchmark, Submission, SubmissionStatus
+from leaderboard.jobs import lifecycle
+from leaderboard.models import JobStatus, LanguageModel, SpeedBenchmark, SpeedJob, Submission, SubmissionStatus
+from leaderboard.public_text import public_reason
 from leaderboard.record_fields import InvalidRecord
 from leaderboard.services import speed_jobs
+from leaderboard.tasks.speed import apply_speed_event, run_speed_benchmark, run_speed_job
 from tests.support.efficiency import GPU, speed_report
 
 COMMIT = "c" * 40
@@ -51,56 +56,84 @@ def test_the_admin_action_queues_the_job_on_the_gpu_queue_and_keeps_it(client, s
         follow=True,
     )
     assert response.status_code == 200
-    job = Submission.objects.get(pk=submission.pk).job
-    assert job["task"] == "t-eval"  # the evaluation's job is untouched
-    speed = job["speed"]
-    assert (speed["model"], speed["commit"], speed["state"]) == ("org/speedy", COMMIT, "queued")
+    assert Submission.objects.get(pk=submission.pk).job == {"task": "t-eval", "datasets": []}  # untouched
+    job = SpeedJob.objects.select_related("model").get()
+    assert (job.model.model_id, job.commit_sha, job.status, job.submission_id) == (
+        "org/speedy",
+        COMMIT,
+        JobStatus.PENDING,
+        submission.pk,
+    )
     messages = broker.lrange("gpu", 0, -1)
     assert len(messages) == 1
     message = json.loads(messages[0])
     assert message["headers"]["task"] == "leaderboard.tasks.run_speed_benchmark"
-    assert message["headers"]["id"] == speed["task"]
+    assert message["headers"]["id"] == job.celery_task_id
     args = json.loads(base64.b64decode(message["body"]))[0]
-    assert args == [{k: v for k, v in speed.items() if k not in ("state", "queued_at")}]
+    assert args == [speed_jobs.speed_message(job)]
+    assert args[0]["speed_job"] == job.pk and args[0]["revision"] == COMMIT
+
+
+def finished(job: SpeedJob, report: dict) -> dict:
+    return {"speed_job": job.pk, "task": job.celery_task_id, "kind": "finished", "report": report}
 
 
 @pytest.mark.django_db
 def test_only_the_jobs_own_report_is_stored(client, submission):
-    task = speed_jobs.queue(submission)
-    event = {"submission": submission.pk, "task": task, "kind": "finished"}
-    with pytest.raises(speed_jobs.BadSpeedEvent):  # another task id: not the job's
-        speed_jobs.apply_event(event | {"task": "forged", "report": speed_report("org/speedy", COMMIT)})
-    with pytest.raises(speed_jobs.BadSpeedEvent):
-        speed_jobs.apply_event({"submission": "1; drop", "task": task})
+    job = speed_jobs.queue(submission)
+    good = speed_report("org/speedy", COMMIT)
+    assert not speed_jobs.apply_event(finished(job, good) | {"task": "forged"})  # another task id: not the job's
+    with pytest.raises(lifecycle.BadEvent):
+        speed_jobs.apply_event({"speed_job": "1; drop", "task": job.celery_task_id, "kind": "finished"})
+    with pytest.raises(lifecycle.BadEvent):  # the shape an evaluation's event has: not a speed job's
+        speed_jobs.apply_event({"submission": submission.pk, "task": job.celery_task_id, "kind": "finished"})
     assert not SpeedBenchmark.objects.exists()
+    assert SpeedJob.objects.get(pk=job.pk).status == JobStatus.PENDING
 
     # the job's task id, but another model's report: refused, the job failed with the reason
-    assert speed_jobs.apply_event(event | {"report": speed_report("org/other", COMMIT)}) == "refused"
+    assert speed_jobs.apply_event(finished(job, speed_report("org/other", COMMIT)))
     assert not SpeedBenchmark.objects.exists()
-    job = Submission.objects.get(pk=submission.pk).job["speed"]
-    assert job["state"] == "failed" and "org/other" in job["note"]
+    job.refresh_from_db()
+    assert job.status == JobStatus.FAILED and "org/other" in job.failure_reason
+    # the right model at another commit: refused the same way
+    job = speed_jobs.queue(Submission.objects.get(pk=submission.pk))  # the admin asks again
+    assert speed_jobs.apply_event(finished(job, speed_report("org/speedy", "d" * 40)))
+    job.refresh_from_db()
+    assert job.status == JobStatus.FAILED and "d" * 40 in job.failure_reason
 
-    task = speed_jobs.queue(Submission.objects.get(pk=submission.pk))  # the admin asks again
-    event = {"submission": submission.pk, "task": task, "kind": "finished"}
+    job = speed_jobs.queue(Submission.objects.get(pk=submission.pk))
     hostile = speed_report("org/speedy", COMMIT)
     hostile["runs"][0]["prompt_reference_tokens"] = 5000
-    assert speed_jobs.apply_event(event | {"report": hostile}) == "refused"
-    assert "prompt_reference_tokens" in Submission.objects.get(pk=submission.pk).job["speed"]["note"]
+    assert speed_jobs.apply_event(finished(job, hostile))
+    job.refresh_from_db()
+    assert job.status == JobStatus.FAILED and "prompt_reference_tokens" in job.failure_reason
 
-    task = speed_jobs.queue(Submission.objects.get(pk=submission.pk))
-    event = {"submission": submission.pk, "task": task, "kind": "finished"}
-    assert speed_jobs.apply_event(event | {"report": speed_report("org/speedy", COMMIT, GPU)}) == "imported"
-    assert speed_jobs.apply_event(event | {"report": speed_report("org/speedy", COMMIT, GPU, 1.0)}).startswith(
-        "ignored"
-    )  # a repeated event after the job is done changes nothing
+    job = speed_jobs.queue(Submission.objects.get(pk=submission.pk))
+    assert speed_jobs.apply_event(finished(job, speed_report("org/speedy", COMMIT, GPU)))
+    # a repeated event after the job finished changes nothing
+    assert not speed_jobs.apply_event(finished(job, speed_report("org/speedy", COMMIT, GPU, 1.0)))
     bench = SpeedBenchmark.objects.get()
     assert (bench.hardware_class, bench.backend, bench.commit_sha) == (GPU["class"], "vllm", COMMIT)
     assert bench.submission_id == submission.pk and len(bench.runs) == 4
+    assert bench.runs == speed_report("org/speedy", COMMIT, GPU)["runs"]
+    job.refresh_from_db()
+    assert (job.status, job.benchmark_id, job.failure_reason) == (JobStatus.FINISHED, bench.pk, "")
 
     page = BeautifulSoup(client.get(reverse("model", args=["org/speedy"])).content, "html.parser")
     table = page.select_one("#model-efficiency table.speed-benchmark")
     rows = [[td.get_text(strip=True) for td in tr.find_all("td")] for tr in table.find("tbody").find_all("tr")]
     assert rows[0] == ["100", "1", "10", "250", "12.5", "400 ms", "440 ms", "1.00 GB"]
+
+
+@pytest.mark.django_db
+def test_a_new_request_replaces_the_live_job_an_older_one_left(submission):
+    older = speed_jobs.queue(submission)
+    newer = speed_jobs.queue(Submission.objects.get(pk=submission.pk))
+    older.refresh_from_db()
+    assert (older.status, older.failure_reason) == (JobStatus.CANCELLED, "Replaced by a newer request.")
+    assert not speed_jobs.apply_event(finished(older, speed_report("org/speedy", COMMIT)))
+    assert SpeedJob.objects.get(pk=newer.pk).status == JobStatus.PENDING
+    assert not SpeedBenchmark.objects.exists()
 
 
 @pytest.mark.django_db
@@ -116,25 +149,29 @@ def test_a_submission_without_a_commit_is_refused_and_a_report_file_imports():
 @pytest.mark.django_db
 def test_the_gpu_task_reports_a_failure_by_event_and_the_site_records_it(submission, broker):
     """The gpu side's task body, run here on a model that cannot be resolved offline: its
-    ``failed`` event goes through the real broker to the default side, which closes the job."""
-    from leaderboard.tasks.speed import apply_speed_event, run_speed_benchmark
-
+    events go through the real broker to the default side, which fails the job."""
     LanguageModel.objects.filter(pk=submission.model_id).update(model_id="org/not-on-this-machine")
     submission.refresh_from_db()
-    task = speed_jobs.queue(submission)
-    job = {k: v for k, v in Submission.objects.get(pk=submission.pk).job["speed"].items() if k != "state"}
-    assert run_speed_benchmark.run(job) is False
-    messages = broker.lrange("default", 0, -1)
-    assert len(messages) == 1
-    message = json.loads(messages[0])
-    assert message["headers"]["task"] == "leaderboard.tasks.apply_speed_event"
-    event = json.loads(base64.b64decode(message["body"]))[0][0]
-    assert (event["kind"], event["task"], event["submission"]) == ("failed", task, submission.pk)
-    assert apply_speed_event.run(event) is True
-    closed = Submission.objects.get(pk=submission.pk).job["speed"]
-    assert closed["state"] == "failed" and closed["note"] == event["reason"] and closed["note"]
-    assert apply_speed_event.run(event | {"task": "forged"}) is False  # another task id: dropped
+    job = speed_jobs.queue(submission)
+    message = speed_jobs.speed_message(SpeedJob.objects.select_related("model").get(pk=job.pk))
+    assert run_speed_job(message, job.celery_task_id) == "failed"
+    events = []
+    for raw in reversed(broker.lrange("default", 0, -1)):  # pushed on the left: the oldest is last
+        body = json.loads(raw)
+        assert body["headers"]["task"] == "leaderboard.tasks.apply_speed_event"
+        events.append(json.loads(base64.b64decode(body["body"]))[0][0])
+    assert [e["kind"] for e in events if e["kind"] != "heartbeat"] == ["started", "failed"]
+    assert {(e["task"], e["speed_job"]) for e in events} == {(job.celery_task_id, job.pk)}
+    assert all(apply_speed_event.run(event) is True for event in events)
+    job.refresh_from_db()
+    failed = events[-1]
+    assert (job.status, job.attempts) == (JobStatus.FAILED, 1)
+    assert job.failure_reason == public_reason(failed["reason"]) and job.failure_reason
+    assert apply_speed_event.run(failed | {"task": "forged"}) is False  # another task id: ignored
+    assert apply_speed_event.run({"kind": "failed", "submission": submission.pk}) is False  # not a speed event
     assert not SpeedBenchmark.objects.exists()
+    # a message from before speed jobs had rows names no job: skipped, nothing reported
+    assert run_speed_benchmark.run({"task": "t-old", "submission": submission.pk, "model": "org/x"}) == "skipped"
 
 
 @pytest.mark.django_db

@@ -15,8 +15,15 @@ from pathlib import Path
 import numpy as np
 from django.core.management.base import BaseCommand, CommandError
 
+from leaderboard.models import Leaderboard
 from leaderboard.published import method_boards
+from leaderboard.published import reproduction as br
 from leaderboard.published.boards import BoardFormatError, agreement, parse_board
+from leaderboard.registry.languages import EUROEVAL_BOARD_CODES, EUROEVAL_GROUP_FILES
+from leaderboard.selectors.method_ranks import entry_ranks
+from leaderboard.services.aggregation import UnknownMethod
+from leaderboard.services.board_import import BoardFile, BoardImportError
+from leaderboard.services.method_rankings import computed_ranking
 
 
 class Command(BaseCommand):
@@ -76,11 +83,6 @@ class Command(BaseCommand):
             self.stdout.write(f"  {board.published[i]:6.2f} published, {result.ours[i]:7.3f} ours  {board.models[i]}")
 
     def compare_method_board(self, text, path, code, method, view, show):
-        from leaderboard.models import Leaderboard
-        from leaderboard.selectors.method_ranks import entry_ranks
-        from leaderboard.services.aggregation import UnknownMethod
-        from leaderboard.services.method_rankings import computed_ranking
-
         if not code:
             raise CommandError("a new-method board CSV is compared with a board here: give --board CODE")
         try:
@@ -115,10 +117,6 @@ class Command(BaseCommand):
             self.stdout.write(f"  {s:6.3f} published, {ours[m][1]:7.3f} ours  {m}")
 
     def from_records(self, path: Path):
-        from leaderboard.published import reproduction as br
-        from leaderboard.registry.languages import EUROEVAL_BOARD_CODES, EUROEVAL_GROUP_FILES
-        from leaderboard.services.board_import import BoardFile, BoardImportError
-
         try:
             board_file = BoardFile.of(path)
             names = {code: name for name, code in EUROEVAL_BOARD_CODES.items()}
