@@ -69,7 +69,8 @@ class Migration(migrations.Migration):
             model_name="submission",
             index=models.Index(
                 models.F("submitter"),
-                models.OrderBy(models.F("model_parameters"), nulls_last=True),
+                # ascending: NULLs sort last in PostgreSQL, and SQLite takes no NULLS LAST in an index
+                models.F("model_parameters"),
                 models.F("created_at"),
                 models.F("id"),
                 condition=models.Q(("dispatched_at__isnull", True), ("status", "PENDING")),

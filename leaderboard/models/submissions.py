@@ -6,7 +6,7 @@ from enum import IntEnum
 
 from django.conf import settings
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import Q
 
 from evaluation.model_types import ModelType as EngineModelType
 from leaderboard.jobs.queue_policy import submitter_key
@@ -183,7 +183,8 @@ class Submission(GpuJob):
             # the fair queue's turns: each submitter's held work in the policy's order, read from the index
             models.Index(
                 "submitter",
-                F("model_parameters").asc(nulls_last=True),
+                # ascending: NULLs sort last in PostgreSQL, the queue's order (SQLite takes no NULLS LAST here)
+                "model_parameters",
                 "created_at",
                 "id",
                 name="submission_turn_idx",
