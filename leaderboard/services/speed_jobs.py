@@ -196,8 +196,8 @@ def _finished(job: SpeedJob, event: dict) -> None:
 
 
 def _failed(job: SpeedJob, event: dict) -> None:
-    if event["kind"] == "gave_up":
-        reason = f"The worker died {job.attempts} times while running the benchmark; the model may not fit."
+    if event["kind"] == "gave_up":  # its last delivery: said as the reaper says it (the kind's died_reason)
+        reason = SPEED_JOBS.died_reason(job, "died")
     else:
         reason = public_reason(lifecycle.tail(event.get("reason"), REASON_CHARS) or "unknown")
     lifecycle.close(SPEED_JOBS, job, JobStatus.FAILED, reason, lifecycle.tail(event.get("log"), LOG_CHARS))

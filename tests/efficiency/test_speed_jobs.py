@@ -175,6 +175,20 @@ def test_the_gpu_task_reports_a_failure_by_event_and_the_site_records_it(submiss
 
 
 @pytest.mark.django_db
+def test_a_worker_that_gave_up_fails_the_job_as_the_reaper_would(submission):
+    """After the last delivery the worker says ``gave_up``: the job fails with the kind's one
+    reason for a dead worker, the same words the reaper writes for it."""
+    job = speed_jobs.queue(submission)
+    event = {"kind": "gave_up", "speed_job": job.pk, "task": job.celery_task_id, "attempt": 3}
+    assert speed_jobs.apply_event({"kind": "started", "speed_job": job.pk, "task": job.celery_task_id, "attempt": 3})
+    assert speed_jobs.apply_event(event) is True
+    job.refresh_from_db()
+    assert job.status == JobStatus.FAILED and job.attempts == 3
+    assert job.failure_reason == speed_jobs.SPEED_JOBS.died_reason(job, "died")
+    assert job.failure_reason.startswith("The benchmark's worker died after 3 start(s);")
+
+
+@pytest.mark.django_db
 def test_the_admin_lists_costs_benchmarks_and_published_speeds_read_only(client):
     speed_jobs.import_report_file(json.dumps(speed_report("org/file", None)), source="f.json")
     client.force_login(User.objects.create_superuser("root", "root@example.org", "pw"))
