@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
 # The whole suite. Uses DATABASE_URL / CELERY_BROKER_URL when set (CI: PostgreSQL and
 # Redis); otherwise PostgreSQL and Redis on their default local ports.
+#
+# With no arguments it runs in two parts: every test but those marked `serial`, in
+# GLOSSA_TEST_PROCESSES processes (default: the number of CPU cores, at most 4) with
+# pytest-xdist, each process with its own test database, Redis databases and var folder
+# (tests/support/parallel.py); then the `serial` tests alone (they restart PostgreSQL, which
+# every other process uses). With arguments, one pytest process runs exactly what they say.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
@@ -8,4 +14,20 @@ export CELERY_BROKER_URL="${CELERY_BROKER_URL:-redis://127.0.0.1:6379/15}"
 export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379/14}"
 export HF_HUB_OFFLINE="${HF_HUB_OFFLINE:-1}"
 export GLOSSA_VAR_DIR="${GLOSSA_VAR_DIR:-$PWD/var/test}"
-exec .venv/bin/python -m pytest "$@"
+PYTEST=(.venv/bin/python -m pytest -p tests.support.parallel)
+
+if [ $# -gt 0 ]; then
+  exec "${PYTEST[@]}" "$@"
+fi
+
+cores=$(nproc)
+processes="${GLOSSA_TEST_PROCESSES:-$((cores < 4 ? cores : 4))}"
+status=0
+if [ "$processes" -gt 1 ]; then
+  "${PYTEST[@]}" -n "$processes" --dist loadgroup -m "not serial" || status=$?
+else
+  "${PYTEST[@]}" -m "not serial" || status=$?
+fi
+# pytest exits 5 when nothing is selected: not a failure here
+"${PYTEST[@]}" -m serial || { rc=$?; [ "$rc" -eq 5 ] || status=$rc; }
+exit "$status"
