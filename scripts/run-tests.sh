@@ -14,6 +14,8 @@ export CELERY_BROKER_URL="${CELERY_BROKER_URL:-redis://127.0.0.1:6379/15}"
 export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379/14}"
 export HF_HUB_OFFLINE="${HF_HUB_OFFLINE:-1}"
 export GLOSSA_VAR_DIR="${GLOSSA_VAR_DIR:-$PWD/var/test}"
+# The real models' numbers the tests pin are float32's: a CPU with AMX would run bfloat16.
+export GLOSSA_DTYPE="${GLOSSA_DTYPE:-float32}"
 PYTEST=(.venv/bin/python -m pytest -p tests.support.parallel)
 
 if [ $# -gt 0 ]; then
