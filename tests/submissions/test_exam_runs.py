@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def small_exams(settings):
     settings.EXAM_QUESTIONS = 2
-    settings.EXAM_FOLLOW_UPS = 1
+    settings.EXAM_FOLLOW_UPS = 0
     settings.EXAM_ANSWER_TOKENS = 32
 
 
