@@ -26,7 +26,7 @@ cores=$(nproc)
 processes="${GLOSSA_TEST_PROCESSES:-$((cores < 4 ? cores : 4))}"
 status=0
 if [ "$processes" -gt 1 ]; then
-  "${PYTEST[@]}" -n "$processes" --dist loadgroup -m "not serial" || status=$?
+  "${PYTEST[@]}" -n "$processes" --dist loadscope -m "not serial" || status=$?
 else
   "${PYTEST[@]}" -m "not serial" || status=$?
 fi
