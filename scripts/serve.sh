@@ -8,6 +8,7 @@ BIN=.venv/bin
 export GLOSSA_ITERATIONS="${GLOSSA_ITERATIONS:-3}"
 export GLOSSA_TEST_LIMIT="${GLOSSA_TEST_LIMIT:-32}"
 export GLOSSA_MAX_TRAIN_STEPS="${GLOSSA_MAX_TRAIN_STEPS:-20}"
+export GLOSSA_DTYPE="${GLOSSA_DTYPE:-float32}"  # the suite's seeds' dtype, on any CPU
 mkdir -p var/log
 # The workers yield the CPU to the site (nice 10): on one machine, readers come first.
 # The gpu worker runs third-party models and gets no database (GLOSSA_NO_DATABASE=1): it

@@ -168,6 +168,25 @@ def test_task_mismatch_for_known_dataset_is_refused(tmp_path):
 
 
 @pytest.mark.django_db
+def test_a_refused_record_rolls_back_what_it_created_and_the_next_record_of_its_model_still_imports(tmp_path):
+    """The import looks a model up once per file; a record refused after its model was
+    created rolls that model back, and the next record of the same model creates it again."""
+    import_record(record(), source="x")
+    lines = [
+        record(model="new/model", task="sentiment-classification"),  # scala-da is acceptability: refused
+        record(model="new/model", dataset="other-da"),
+        record(model="new/model", dataset="third-da"),
+    ]
+    report = import_file(write_jsonl(tmp_path, lines))
+    assert report.imported == 2 and len(report.errors) == 1, report.summary()
+    model = LanguageModel.objects.get(model_id="new/model")
+    assert sorted(Evaluation.objects.filter(model=model).values_list("dataset__name", flat=True)) == [
+        "other-da",
+        "third-da",
+    ]
+
+
+@pytest.mark.django_db
 def test_iteration_scores_are_unique_in_the_database():
     import_record(record(), source="x")
     evaluation = Evaluation.objects.get()

@@ -197,7 +197,9 @@ EXAM_RUNS = lifecycle.JobKind(
     id_key="run",
     task_name=RUN_EXAM_TASK,
     build_job=lambda pk, task_id: exam_job(ExamRun.objects.get(pk=pk)),
-    died_reason=lambda run, how: f"Its worker stopped responding {run.attempts} times; the models may not fit.",
+    died_reason=lambda run, how: (
+        f"The worker {how} {run.attempts} times while running the exam; the models may not fit."
+    ),
     silent_since="started_at",
     waiting=lifecycle.created_long_ago,
     take_back_fields=lambda run, now: {"failure_reason": "", "stage": ""},
@@ -281,8 +283,8 @@ def _finished(run: ExamRun, event: dict) -> None:
 
 
 def _failed(run: ExamRun, event: dict) -> None:
-    if event["kind"] == "gave_up":
-        reason = f"The worker died {run.attempts} times while running the exam; the models may not fit."
+    if event["kind"] == "gave_up":  # its last delivery: said as the reaper says it (the kind's died_reason)
+        reason = EXAM_RUNS.died_reason(run, "died")
     else:
         reason = public_reason(_text(event.get("reason"), 8000) or "unknown")
     run.heartbeat_at = timezone.now()

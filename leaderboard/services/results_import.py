@@ -29,6 +29,7 @@ from leaderboard.eee.files import read_results
 from leaderboard.eee.records import as_legacy
 from leaderboard.models import (
     Dataset,
+    DatasetVersion,
     Evaluation,
     IterationScore,
     Language,
@@ -82,9 +83,28 @@ def _model_type(parsed: ParsedRecord) -> tuple[str | None, TypeSource]:
     return ModelType.from_euroeval_generative_type(record.get("generative_type")), TypeSource.RECORD
 
 
-def _ensure_model(parsed: ParsedRecord) -> LanguageModel:
+class Known:
+    """The models, datasets and dataset versions one file's import has read or written,
+    so that each is looked up once per file rather than once per record. Emptied when a
+    record's transaction rolls back (what it held may be gone)."""
+
+    def __init__(self) -> None:
+        self.models: dict[str, LanguageModel] = {}
+        self.datasets: dict[str, Dataset] = {}
+        self.versions: dict[tuple[int, str], DatasetVersion] = {}
+
+    def clear(self) -> None:
+        self.models.clear()
+        self.datasets.clear()
+        self.versions.clear()
+
+
+def _ensure_model(parsed: ParsedRecord, known: Known) -> LanguageModel:
     record = parsed.record
-    model, _ = LanguageModel.objects.get_or_create(model_id=parsed.model_id)
+    model = known.models.get(parsed.model_id)
+    if model is None:
+        model, _ = LanguageModel.objects.get_or_create(model_id=parsed.model_id)
+        known.models[parsed.model_id] = model
     model_type, type_source = _model_type(parsed)
     changed = fill_unknown(
         model,
@@ -103,8 +123,8 @@ def _ensure_model(parsed: ParsedRecord) -> LanguageModel:
     return model
 
 
-def _ensure_dataset(parsed: ParsedRecord) -> Dataset:
-    dataset = Dataset.objects.filter(name=parsed.dataset).first()
+def _ensure_dataset(parsed: ParsedRecord, known: Known) -> Dataset:
+    dataset = known.datasets.get(parsed.dataset) or Dataset.objects.filter(name=parsed.dataset).first()
     if dataset is None:
         # First seen in a results file: created from the record; it counts toward its
         # languages' leaderboards until an admin excludes it.
@@ -114,20 +134,45 @@ def _ensure_dataset(parsed: ParsedRecord) -> Dataset:
         dataset.languages.set(ensure_languages(parsed.languages))
     elif dataset.task != parsed.task:
         raise InvalidRecord(f"dataset {parsed.dataset} is a {dataset.task} dataset, the record says {parsed.task}")
+    known.datasets[parsed.dataset] = dataset
     return dataset
+
+
+def _ensure_version(dataset: Dataset, fingerprint: str, known: Known) -> DatasetVersion:
+    key = (dataset.pk, fingerprint)
+    if key not in known.versions:
+        known.versions[key] = dataset.ensure_version(fingerprint, origin="results")
+    return known.versions[key]
 
 
 def _score_rows(parsed: ParsedRecord) -> set[tuple[int, str, float]]:
     return {(i, metric, value) for i, scores in enumerate(parsed.iterations) for metric, value in scores.items()}
 
 
-@transaction.atomic
-def store_record(parsed: ParsedRecord, *, source: str, submission=None, examples: CheckedExamples | None = None) -> str:
+def store_record(
+    parsed: ParsedRecord,
+    *,
+    source: str,
+    submission=None,
+    examples: CheckedExamples | None = None,
+    known: Known | None = None,
+) -> str:
     """Write one parsed record, and its per-example evidence when given (already checked
-    with ``example_store.check_examples``); returns imported / updated / unchanged."""
-    model = _ensure_model(parsed)
-    dataset = _ensure_dataset(parsed)
-    version = dataset.ensure_version(parsed.dataset_version, origin="results")
+    with ``example_store.check_examples``); returns imported / updated / unchanged.
+    ``known``: what earlier records of the same import looked up (emptied on a failure)."""
+    known = known if known is not None else Known()
+    try:
+        with transaction.atomic():
+            return _store(parsed, source, submission, examples, known)
+    except BaseException:
+        known.clear()
+        raise
+
+
+def _store(parsed: ParsedRecord, source: str, submission, examples: CheckedExamples | None, known: Known) -> str:
+    model = _ensure_model(parsed, known)
+    dataset = _ensure_dataset(parsed, known)
+    version = _ensure_version(dataset, parsed.dataset_version, known)
     evaluation, created = Evaluation.objects.select_for_update().get_or_create(
         model=model,
         dataset_version=version,
@@ -209,10 +254,11 @@ def import_file(path: Path | str, *, source: str | None = None) -> ImportReport:
         if parsed.key in newest:
             report.skip("superseded by a newer record in the file")
         newest[parsed.key] = (number, parsed)
+    known = Known()
     for number, parsed in newest.values():
         examples = _examples_beside(path, parsed, number, report)
         try:
-            report.count(store_record(parsed, source=source, examples=examples))
+            report.count(store_record(parsed, source=source, examples=examples, known=known))
             report.with_examples += examples is not None
         except InvalidRecord as exc:
             report.skip("invalid record", number, str(exc))

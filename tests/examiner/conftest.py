@@ -34,7 +34,7 @@ def real_exam_file(tmp_path_factory) -> Path:
                 "--examinee", GEMMA,
                 "--examinee", f"{SERVED}@openai:{url}",
                 "--language", "da",
-                "--questions", "3",
+                "--questions", "2",
                 "--follow-ups", "1",
                 "--answer-tokens", "48",
                 "--seed", "7",

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import transaction
 
 from leaderboard.models import Leaderboard, LeaderboardRanking
 from leaderboard.published.method_boards import MethodAgreement, MethodBoardFormatError, agreement, parse_method_board
@@ -55,92 +56,14 @@ def expected(name: str):
     return parse_method_board((FIXTURE / name).read_text(encoding="utf-8"))
 
 
-@pytest.fixture
-def dutch_records(db):
-    report = import_file(FIXTURE / "records_dutch.jsonl.gz")
-    assert report.errors == [] and report.imported == 2470, report.summary()
-
-
-@pytest.mark.django_db
-def test_dutch_boards_reproduced_from_records(dutch_records, client):
-    aggregate(["nl"], replicates=0)  # the deployment's method (euroeval-2024) shows on the board
-    lb = Leaderboard.objects.get(code="nl")
-    assert (lb.method, lb.method_version) == ("euroeval-2024", "4")
-    aggregate(["nl"], method="euroeval-2026")
-    stored = LeaderboardRanking.objects.get(leaderboard=lb, method="euroeval-2026")
-    assert stored.method_version == "2"
-
-    generative = agreement(expected(GENERATIVE), entry_ranks(lb, computed_ranking(lb, "euroeval-2026")))
-    all_models = agreement(expected(ALL_MODELS), entry_ranks(lb, computed_ranking(lb, "euroeval-2026"), "all_models"))
-    assert generative.compared == 134 and all_models.compared == 320
-    assert within_euroeval_noise(generative), generative
-    assert within_euroeval_noise(all_models), all_models
-
-    # The same bounds reject the 2024 method on the same records: the test can fail.
-    old = agreement(expected(GENERATIVE), entry_ranks(lb, computed_ranking(lb, "euroeval-2024")))
-    assert not within_euroeval_noise(old), old
-
-    # The board itself still shows euroeval-2024, and its export says so; ?method= / --method
-    # serve the stored 2026 ranking without recomputing it.
-    lb.refresh_from_db()
-    assert lb.method == "euroeval-2024"
-    doc = leaderboard_document("nl", "euroeval-2026")
-    assert doc["method"] == {"name": "euroeval-2026", "version": "2"}
-    assert leaderboard_document("nl")["method"] == {"name": "euroeval-2024", "version": "4"}
-    assert LeaderboardRanking.objects.get(leaderboard=lb, method="euroeval-2026").generated_at == stored.generated_at
-    top = doc["entries"][0]
-    theirs = expected(GENERATIVE)
-    assert top["rank"] == 1 and top["name"] in [m for m, r in zip(theirs.models, theirs.ranks) if r == 1]
-    assert "all_models" in top["method_extra"]
-    assert top["rank_interval"][0] == 1 and 0.0 <= top["p_above_next"] <= 1.0
-    assert leaderboard_csv("nl", "euroeval-2026").splitlines()[1].endswith(",euroeval-2026,2")
-
-    out = StringIO()
-    call_command("reproduce_board", str(FIXTURE / ALL_MODELS), board="nl", stdout=out)
-    assert "compared 320" in out.getvalue() and "Spearman 0.99" in out.getvalue()
-
-    # The board page says which method ranked it and links the other; ?method= shows it.
-    page = client.get("/leaderboards/nl/").content.decode()
-    assert "<code>euroeval-2024</code> v4" in page and "?method=euroeval-2026" in page
-    page = client.get("/leaderboards/nl/?method=euroeval-2026").content.decode()
-    assert "<code>euroeval-2026</code> v2" in page and "not the board's own" in page
-    exported = client.get("/leaderboards/nl/export.json?method=euroeval-2026").json()
-    assert exported["method"] == {"name": "euroeval-2026", "version": "2"}
-    assert exported["entries"][0]["rank_score"] == pytest.approx(doc["entries"][0]["rank_score"], abs=1e-4)
-    csv_head, csv_first = (
-        client.get("/leaderboards/nl/export.csv?method=euroeval-2026").content.decode().splitlines()[:2]
-    )
-    assert csv_head.endswith("method,method_version") and csv_first.endswith("euroeval-2026,2")
-    assert LeaderboardRanking.objects.get(leaderboard=lb, method="euroeval-2026").generated_at == stored.generated_at
-    methodology = client.get("/methodology/").content.decode()
-    assert "euroeval-2026" in methodology and "(this deployment's default)" in methodology
-
-
-@pytest.mark.django_db
-def test_same_records_with_euroeval_2024_still_reproduce_the_april_board(dutch_records):
-    from scipy import stats
-
-    from leaderboard.published.boards import parse_board
-
-    aggregate(["nl"], replicates=0, method="euroeval-2024")
-    nl = Leaderboard.objects.get(code="nl")
-    ours = entry_ranks(nl, computed_ranking(nl, "euroeval-2024"))
-    published = parse_board((FIXTURE / "dutch_all_b31e10f1.csv").read_text(encoding="utf-8"))
-    theirs = {m: s for m, s in zip(published.models, published.published) if np.isfinite(s)}
-    assert {m for m, v in ours.items() if v[1] is not None} == set(theirs)
-    a = np.array([ours[m][1] for m in sorted(theirs)])
-    b = np.array([theirs[m] for m in sorted(theirs)])
-    assert np.mean(np.abs(a - b)) < 0.01 and stats.spearmanr(a, b).statistic > 0.999
-
-
-@pytest.mark.django_db
-def test_export_command_takes_a_method(dutch_records):
-    aggregate(["nl"], replicates=0)
-    out = StringIO()
-    call_command("export_leaderboard", "nl", method="euroeval-2026", stdout=out)
-    assert json.loads(out.getvalue())["method"] == {"name": "euroeval-2026", "version": "2"}
-    with pytest.raises(Exception, match="no ranking method 'nope'"):
-        call_command("export_leaderboard", "nl", method="nope", stdout=StringIO())
+@pytest.fixture(scope="class")
+def dutch_records(django_db_setup, django_db_blocker):
+    """EuroEval's Dutch records in the test database for one class of tests, then rolled back."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        report = import_file(FIXTURE / "records_dutch.jsonl.gz")
+        assert report.errors == [] and report.imported == 2470, report.summary()
+        yield
+        transaction.set_rollback(True)
 
 
 # --- the method's pieces, by hand ---------------------------------------------------------
@@ -208,21 +131,6 @@ class ToyMethod(RankingMethod):
         raise NotImplementedError
 
 
-@pytest.mark.django_db
-def test_a_toy_method_registers_and_aggregates(dutch_records):
-    register(ToyMethod())
-    try:
-        assert get_method("toy-mean").version == "7"
-        aggregate(["nl"], replicates=0)
-        run = aggregate(["nl"], method="toy-mean")
-        assert run.method == "toy-mean v7"
-        doc = leaderboard_document("nl", "toy-mean")
-        assert doc["method"] == {"name": "toy-mean", "version": "7"}
-        assert doc["entries"][0]["rank"] == 1 and doc["entries"][0]["rank_score"] == 1.0
-    finally:
-        unregister("toy-mean")
-
-
 # --- rank intervals and pairwise odds (any method) --------------------------------------------
 
 
@@ -271,3 +179,104 @@ def test_reproduce_board_needs_a_board_for_a_new_method_csv(db):
         call_command("reproduce_board", str(FIXTURE / GENERATIVE), stdout=StringIO())
     with pytest.raises(CommandError, match="no board 'nl'"):
         call_command("reproduce_board", str(FIXTURE / GENERATIVE), board="nl", stdout=StringIO())
+
+
+@pytest.mark.django_db
+class TestOnTheDutchRecords:
+    """The tests that read the 2,470 Dutch records, imported once for all of them (about 20
+    seconds each time) in a transaction rolled back after the last."""
+
+    def test_dutch_boards_reproduced_from_records(self, dutch_records, client):
+        aggregate(["nl"], replicates=0)  # the deployment's method (euroeval-2024) shows on the board
+        lb = Leaderboard.objects.get(code="nl")
+        assert (lb.method, lb.method_version) == ("euroeval-2024", "4")
+        aggregate(["nl"], method="euroeval-2026")
+        stored = LeaderboardRanking.objects.get(leaderboard=lb, method="euroeval-2026")
+        assert stored.method_version == "2"
+
+        generative = agreement(expected(GENERATIVE), entry_ranks(lb, computed_ranking(lb, "euroeval-2026")))
+        all_models = agreement(
+            expected(ALL_MODELS), entry_ranks(lb, computed_ranking(lb, "euroeval-2026"), "all_models")
+        )
+        assert generative.compared == 134 and all_models.compared == 320
+        assert within_euroeval_noise(generative), generative
+        assert within_euroeval_noise(all_models), all_models
+
+        # The same bounds reject the 2024 method on the same records: the test can fail.
+        old = agreement(expected(GENERATIVE), entry_ranks(lb, computed_ranking(lb, "euroeval-2024")))
+        assert not within_euroeval_noise(old), old
+
+        # The board itself still shows euroeval-2024, and its export says so; ?method= / --method
+        # serve the stored 2026 ranking without recomputing it.
+        lb.refresh_from_db()
+        assert lb.method == "euroeval-2024"
+        doc = leaderboard_document("nl", "euroeval-2026")
+        assert doc["method"] == {"name": "euroeval-2026", "version": "2"}
+        assert leaderboard_document("nl")["method"] == {"name": "euroeval-2024", "version": "4"}
+        assert (
+            LeaderboardRanking.objects.get(leaderboard=lb, method="euroeval-2026").generated_at == stored.generated_at
+        )
+        top = doc["entries"][0]
+        theirs = expected(GENERATIVE)
+        assert top["rank"] == 1 and top["name"] in [m for m, r in zip(theirs.models, theirs.ranks) if r == 1]
+        assert "all_models" in top["method_extra"]
+        assert top["rank_interval"][0] == 1 and 0.0 <= top["p_above_next"] <= 1.0
+        assert leaderboard_csv("nl", "euroeval-2026").splitlines()[1].endswith(",euroeval-2026,2")
+
+        out = StringIO()
+        call_command("reproduce_board", str(FIXTURE / ALL_MODELS), board="nl", stdout=out)
+        assert "compared 320" in out.getvalue() and "Spearman 0.99" in out.getvalue()
+
+        # The board page says which method ranked it and links the other; ?method= shows it.
+        page = client.get("/leaderboards/nl/").content.decode()
+        assert "<code>euroeval-2024</code> v4" in page and "?method=euroeval-2026" in page
+        page = client.get("/leaderboards/nl/?method=euroeval-2026").content.decode()
+        assert "<code>euroeval-2026</code> v2" in page and "not the board's own" in page
+        exported = client.get("/leaderboards/nl/export.json?method=euroeval-2026").json()
+        assert exported["method"] == {"name": "euroeval-2026", "version": "2"}
+        assert exported["entries"][0]["rank_score"] == pytest.approx(doc["entries"][0]["rank_score"], abs=1e-4)
+        csv_head, csv_first = (
+            client.get("/leaderboards/nl/export.csv?method=euroeval-2026").content.decode().splitlines()[:2]
+        )
+        assert csv_head.endswith("method,method_version") and csv_first.endswith("euroeval-2026,2")
+        assert (
+            LeaderboardRanking.objects.get(leaderboard=lb, method="euroeval-2026").generated_at == stored.generated_at
+        )
+        methodology = client.get("/methodology/").content.decode()
+        assert "euroeval-2026" in methodology and "(this deployment's default)" in methodology
+
+    def test_same_records_with_euroeval_2024_still_reproduce_the_april_board(self, dutch_records):
+        from scipy import stats
+
+        from leaderboard.published.boards import parse_board
+
+        aggregate(["nl"], replicates=0, method="euroeval-2024")
+        nl = Leaderboard.objects.get(code="nl")
+        ours = entry_ranks(nl, computed_ranking(nl, "euroeval-2024"))
+        published = parse_board((FIXTURE / "dutch_all_b31e10f1.csv").read_text(encoding="utf-8"))
+        theirs = {m: s for m, s in zip(published.models, published.published) if np.isfinite(s)}
+        assert {m for m, v in ours.items() if v[1] is not None} == set(theirs)
+        a = np.array([ours[m][1] for m in sorted(theirs)])
+        b = np.array([theirs[m] for m in sorted(theirs)])
+        assert np.mean(np.abs(a - b)) < 0.01 and stats.spearmanr(a, b).statistic > 0.999
+
+    def test_export_command_takes_a_method(self, dutch_records):
+        aggregate(["nl"], replicates=0)
+        out = StringIO()
+        call_command("export_leaderboard", "nl", method="euroeval-2026", stdout=out)
+        assert json.loads(out.getvalue())["method"] == {"name": "euroeval-2026", "version": "2"}
+        with pytest.raises(Exception, match="no ranking method 'nope'"):
+            call_command("export_leaderboard", "nl", method="nope", stdout=StringIO())
+
+    def test_a_toy_method_registers_and_aggregates(self, dutch_records):
+        register(ToyMethod())
+        try:
+            assert get_method("toy-mean").version == "7"
+            aggregate(["nl"], replicates=0)
+            run = aggregate(["nl"], method="toy-mean")
+            assert run.method == "toy-mean v7"
+            doc = leaderboard_document("nl", "toy-mean")
+            assert doc["method"] == {"name": "toy-mean", "version": "7"}
+            assert doc["entries"][0]["rank"] == 1 and doc["entries"][0]["rank_score"] == 1.0
+        finally:
+            unregister("toy-mean")

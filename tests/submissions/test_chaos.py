@@ -220,6 +220,7 @@ def postgres_cluster() -> list[str] | None:
     return ["pg_ctlcluster", "--skip-systemctl-redirect", versions[-1].parent.name, "main"]
 
 
+@pytest.mark.serial
 def test_postgresql_restarting_during_a_result_write_loses_nothing(danish, workers):
     """PostgreSQL goes down while the worker evaluates, so the dataset's record meets no
     database; the worker keeps the record, tries again, and stores it once PostgreSQL is

@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def small_exams(settings):
     settings.EXAM_QUESTIONS = 2
-    settings.EXAM_FOLLOW_UPS = 1
+    settings.EXAM_FOLLOW_UPS = 0
     settings.EXAM_ANSWER_TOKENS = 32
 
 
@@ -139,6 +139,20 @@ def test_a_bad_document_fails_the_run_with_a_reason_and_stores_nothing(one_danis
     assert second.status == ExamRunStatus.FAILED and "cannot be decoded" in second.failure_reason
     with pytest.raises(exam_runs.BadExamEvent):
         exam_runs.apply_event({"kind": "finished", "run": "1"})
+
+
+def test_a_worker_that_gave_up_fails_the_run_as_the_reaper_would(one_danish_dataset, empty_gpu_queue):
+    """After the last delivery the worker says ``gave_up``: the run fails with the kind's one
+    reason for a dead worker, the same words the reaper writes for it."""
+    Examiner.objects.create(model_id=GEMMA, languages=["da"])
+    run = exam_runs.start_exam_run("da")
+    task = run.celery_task_id
+    assert exam_runs.apply_event({"kind": "started", "run": run.pk, "task": task, "attempt": 3})
+    assert exam_runs.apply_event({"kind": "gave_up", "run": run.pk, "task": task, "attempt": 3})
+    run.refresh_from_db()
+    assert run.status == ExamRunStatus.FAILED and run.attempts == 3
+    assert run.failure_reason == exam_runs.EXAM_RUNS.died_reason(run, "died")
+    assert run.failure_reason.startswith("The worker died 3 times while running the exam;")
 
 
 def test_a_missing_examiner_key_fails_on_the_worker_with_a_clear_reason(settings, monkeypatch):

@@ -48,7 +48,7 @@ class Worker:
             "GLOSSA_TEST_LIMIT": "8",
             "GLOSSA_MAX_TRAIN_STEPS": "4",
             "DB_CONN_MAX_AGE": "0",
-            "OMP_NUM_THREADS": "2",
+            "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "2"),  # a parallel run's share
             "TOKENIZERS_PARALLELISM": "false",
             **env,
         }

@@ -41,6 +41,10 @@ def test_every_seed_record_matches_the_folder_it_ran_on_and_the_demo_protocol():
         assert record["dataset_version"] == info.fingerprint, record["dataset"]
         assert (record["iterations"], record["limit"]) == (3, 32)
         assert record["model_commit"].startswith("bundled:")
+        # float32 on every CPU (scripts/seed_suite.py): bfloat16, which a CPU with AMX would
+        # pick, gives other numbers; records older than the efficiency fields say nothing
+        dtype = record.get("efficiency", {}).get("hardware", {}).get("dtype", "float32")
+        assert dtype == "float32", (record["model"], record["dataset"], dtype)
 
 
 def test_every_seeded_model_of_a_suite_board_has_every_dataset_of_that_board_it_can_run():
