@@ -52,6 +52,7 @@ def _tb(code, language, name, commit, prefix, splits, license, **kw) -> Treebank
 
 
 SA4, NCSA3, NCSA4 = "CC BY-SA 4.0", "CC BY-NC-SA 3.0", "CC BY-NC-SA 4.0"
+GPL3 = "GNU GPL 3.0"  # UD_Catalan-AnCora up to UD 2.8, inherited from AnCora (its README)
 DT = ("dev", "test")
 SCALA: dict[str, Treebank] = {
     tb.dataset: tb
@@ -67,6 +68,7 @@ SCALA: dict[str, Treebank] = {
         ),
         _tb("be", "Belarusian", "Belarusian-HSE", "1233cdd9e512a426e31cdcf95dcb0bd3a4752e54", "be_hse", DT, SA4),
         _tb("bg", "Bulgarian", "Bulgarian-BTB", "b5cd6324b2015dbf3cd328ddebefc54dceddd202", "bg_btb", DT, NCSA3),
+        _tb("ca", "Catalan", "Catalan-AnCora", "93a3ab9be7a03fa93da702b4f34ec0df418ae327", "ca_ancora", DT, GPL3),
         _tb("hr", "Croatian", "Croatian-SET", "54322513ea2a96eae0b974d1702d327d5785078f", "hr_set", DT, SA4),
         _tb("cs", "Czech", "Czech-PUD", "f68c66ccd8ab08fa343783a806fed446b905c07e", "cs_pud", ("test",), SA4),
         _tb("nl", "Dutch", "Dutch-Alpino", "95e374a608d114ec6c6b32f0fbd5f324d29ef286", "nl_alpino", DT, SA4),
@@ -101,12 +103,13 @@ SCALA: dict[str, Treebank] = {
         _tb("uk", "Ukrainian", "Ukrainian-IU", "21f641ba6109044ce9aafd4b2cbfa20a4ac6e479", "uk_iu", DT, NCSA4),
     )
 }
-"""Languages without a treebank here: Bosnian (no UD treebank), Catalan (UD_Catalan-AnCora's
-CoNLL-U files, the dev file alone 5.4 million characters, are absent from every snapshot
-reachable here: the mirror lists them without contents), Luxembourgish
-(UD_Luxembourgish-LuxBank @ 7a01d1c, CC BY-SA 4.0, has one 9 KB test file of 20 translated
-grammar examples: the builder would make 9 test, 2 val and 8 train rows, too few to
-measure anything)."""
+"""Catalan is read at UD release 2.8 (tag r2.8, the last release whose dev and test files
+the mirror holds; from UD 2.9 the treebank is CC BY 4.0 and the mirror lists those files
+without contents; its train file is absent at every commit), so ``scala-ca`` carries the
+GNU GPL 3.0 of that release. Languages without a treebank here: Bosnian (no UD treebank),
+Luxembourgish (UD_Luxembourgish-LuxBank @ 7a01d1c, CC BY-SA 4.0, has one 9 KB test file
+of 20 translated grammar examples: the builder would make 9 test, 2 val and 8 train rows,
+too few to measure anything)."""
 
 
 @dataclass(frozen=True)

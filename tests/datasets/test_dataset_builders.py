@@ -15,7 +15,7 @@ from scripts.datasets.source_files import FixtureFiles, SourceMissing
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures" / "dataset_sources"
-SAMPLE = ["scala-sq", "scala-lv", "sib200-pl", "sib200-el", "xquad-ro"]
+SAMPLE = ["scala-sq", "scala-lv", "scala-ca", "sib200-pl", "sib200-el", "xquad-ro"]
 
 
 @pytest.mark.parametrize("name", SAMPLE)
