@@ -459,7 +459,7 @@ static PyObject *py_maxima(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* --- euroeval-2026: one bootstrap draw's resampled dataset terms ---------------------- */
+/* --- euroeval-2026: the bootstrap, with numpy's PCG64 stream drawn here --------------- */
 
 /* numpy's pairwise sum of n ≤ 128 doubles (its add.reduce along a contiguous axis). */
 static double pairwise_small(const double *a, Py_ssize_t n) {
@@ -478,39 +478,115 @@ static double pairwise_small(const double *a, Py_ssize_t n) {
     return 0.0 + res;
 }
 
-/* terms(x (D, P, I), idx (k, P, I) int32, drawn (k,) int64, best (D,), sd (D,), out (P,)):
- * out[e] = Σ over the drawn datasets r, in order, of 1 + (best[r] − mean_e(r)) / sd[r], where
- * mean_e(r) = the mean of x[r, e, idx[., e, :]]: numpy's take, mean over the last axis and
- * sum over the first. */
-static PyObject *py_terms(PyObject *self, PyObject *args) {
-    PyObject *o[6];
-    Py_ssize_t ne, ni, k;
-    if (!PyArg_ParseTuple(args, "OOOOOOnnn", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &ne, &ni, &k)) return NULL;
+#ifdef __SIZEOF_INT128__
+/* numpy's PCG64 (XSL-RR, 128-bit LCG) and its next_uint32, which hands out the two halves
+ * of a 64-bit output (low first), and its bounded integers: Lemire's method as numpy's
+ * buffered_bounded_lemire_uint32 has it (integers(0, high) of any integer dtype draws
+ * this way while high − 1 fits 32 bits; high = 1 takes nothing from the stream). */
+typedef struct {
+    __uint128_t state, inc;
+    int has_uint32;
+    uint32_t uinteger;
+} Pcg64;
+
+static inline uint32_t pcg64_next32(Pcg64 *g) {
+    if (g->has_uint32) {
+        g->has_uint32 = 0;
+        return g->uinteger;
+    }
+    const __uint128_t mult = ((__uint128_t)0x2360ED051FC65DA4ULL << 64) | 0x4385DF649FCCF645ULL;
+    g->state = g->state * mult + g->inc;
+    uint64_t x = (uint64_t)(g->state >> 64) ^ (uint64_t)g->state;
+    unsigned rot = (unsigned)(g->state >> 122);
+    uint64_t next = (x >> rot) | (x << ((-rot) & 63));
+    g->has_uint32 = 1;
+    g->uinteger = (uint32_t)(next >> 32);
+    return (uint32_t)next;
+}
+
+static inline uint32_t pcg64_below(Pcg64 *g, uint32_t high) { /* integers(0, high), high ≥ 1 */
+    if (high == 1) return 0;
+    uint64_t m = (uint64_t)pcg64_next32(g) * high;
+    uint32_t leftover = (uint32_t)m;
+    if (leftover < high) {
+        const uint32_t threshold = (UINT32_MAX - (high - 1)) % high;
+        while (leftover < threshold) {
+            m = (uint64_t)pcg64_next32(g) * high;
+            leftover = (uint32_t)m;
+        }
+    }
+    return (uint32_t)(m >> 32);
+}
+
+/* One replicate: per task (its datasets members[start[t]..start[t+1])), the datasets drawn
+ * with replacement, then per drawn dataset r, per entry e, counts[r, e] iteration indices;
+ * total[e] = Σ_tasks (Σ_r 1 + (best[r] − mean_e(r)) / sd[r]) / |task|, as numpy sums. */
+static void replicate(Pcg64 *g, const double *x, const int32_t *counts, const int64_t *members, const int64_t *start,
+                      Py_ssize_t ntasks, const double *best, const double *sd, double *total, double *terms,
+                      int64_t *drawn, Py_ssize_t ne, Py_ssize_t ni) {
+    double vals[128];
+    for (Py_ssize_t e = 0; e < ne; e++) total[e] = 0.0;
+    for (Py_ssize_t t = 0; t < ntasks; t++) {
+        const int64_t *m = members + start[t];
+        Py_ssize_t size = start[t + 1] - start[t];
+        for (Py_ssize_t r = 0; r < size; r++) drawn[r] = m[pcg64_below(g, (uint32_t)size)];
+        for (Py_ssize_t r = 0; r < size; r++) {
+            const double *xr = x + drawn[r] * ne * ni;
+            const int32_t *cr = counts + drawn[r] * ne;
+            double br = best[drawn[r]], sr = sd[drawn[r]];
+            Pcg64 local = *g; /* in registers through the loop */
+            for (Py_ssize_t e = 0; e < ne; e++) {
+                uint32_t high = (uint32_t)cr[e];
+                for (Py_ssize_t i = 0; i < ni; i++) vals[i] = xr[e * ni + pcg64_below(&local, high)];
+                double mean = pairwise_small(vals, ni) / (double)ni;
+                double term = 1.0 + (br - mean) / sr;
+                terms[e] = r ? terms[e] + term : term;
+            }
+            *g = local;
+        }
+        for (Py_ssize_t e = 0; e < ne; e++) total[e] = total[e] + terms[e] / (double)size;
+    }
+}
+
+/* bootstrap(x (D, P, I), counts (D, P) int32, members (M,) int64, start (T + 1,) int64,
+ * best (D,), sd (D,), reps out (B, P), state (6,) uint64 in/out: PCG64's state and inc
+ * (high, low words), has_uint32, uinteger): the replicates of euroeval_2026.bootstrap_scores,
+ * reps[b] = total / T. */
+static PyObject *py_bootstrap(PyObject *self, PyObject *args) {
+    PyObject *o[8];
+    Py_ssize_t nb, ne, ni, ntasks;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOnnnn", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &nb, &ne, &ni,
+                          &ntasks))
+        return NULL;
     if (ni > 128) return PyErr_Format(PyExc_ValueError, "at most 128 iterations");
     Buffers b = {.used = 0};
     const double *x = buffer(&b, o[0], 8, 0);
-    const int32_t *idx = x ? buffer(&b, o[1], 4, 0) : NULL;
-    const int64_t *drawn = idx ? buffer(&b, o[2], 8, 0) : NULL;
-    const double *best = drawn ? buffer(&b, o[3], 8, 0) : NULL, *sd = best ? buffer(&b, o[4], 8, 0) : NULL;
-    double *out = sd ? buffer(&b, o[5], 8, 1) : NULL;
-    if (out) {
-        double vals[128];
-        for (Py_ssize_t r = 0; r < k; r++) {
-            const double *xr = x + drawn[r] * ne * ni;
-            const int32_t *ir = idx + r * ne * ni;
-            double br = best[drawn[r]], sr = sd[drawn[r]];
-            for (Py_ssize_t e = 0; e < ne; e++) {
-                for (Py_ssize_t i = 0; i < ni; i++) vals[i] = xr[e * ni + ir[e * ni + i]];
-                double mean = pairwise_small(vals, ni) / (double)ni;
-                double term = 1.0 + (br - mean) / sr;
-                out[e] = r ? out[e] + term : term;
-            }
+    const int32_t *counts = x ? buffer(&b, o[1], 4, 0) : NULL;
+    const int64_t *members = counts ? buffer(&b, o[2], 8, 0) : NULL;
+    const int64_t *start = members ? buffer(&b, o[3], 8, 0) : NULL;
+    const double *best = start ? buffer(&b, o[4], 8, 0) : NULL, *sd = best ? buffer(&b, o[5], 8, 0) : NULL;
+    double *reps = sd ? buffer(&b, o[6], 8, 1) : NULL;
+    uint64_t *st = reps ? buffer(&b, o[7], 8, 1) : NULL;
+    double *work = st ? malloc((2 * ne + 1) * sizeof(double)) : NULL;
+    int64_t *drawn = work ? malloc((start[ntasks] + 1) * sizeof(int64_t)) : NULL;
+    if (st && !drawn) PyErr_NoMemory();
+    if (drawn) {
+        Pcg64 g = {((__uint128_t)st[0] << 64) | st[1], ((__uint128_t)st[2] << 64) | st[3], (int)st[4], (uint32_t)st[5]};
+        for (Py_ssize_t r = 0; r < nb; r++) {
+            double *total = work, *terms = work + ne;
+            replicate(&g, x, counts, members, start, ntasks, best, sd, total, terms, drawn, ne, ni);
+            for (Py_ssize_t e = 0; e < ne; e++) reps[r * ne + e] = total[e] / (double)ntasks;
         }
+        st[0] = (uint64_t)(g.state >> 64), st[1] = (uint64_t)g.state;
+        st[2] = (uint64_t)(g.inc >> 64), st[3] = (uint64_t)g.inc;
+        st[4] = (uint64_t)g.has_uint32, st[5] = g.uinteger;
     }
+    free(work), free(drawn);
     release(&b);
-    if (!out) return NULL;
+    if (!drawn) return NULL;
     Py_RETURN_NONE;
 }
+#endif
 
 /* --- rank sets: the pairs' t statistics and the comparisons with critical values -------- */
 
@@ -598,7 +674,9 @@ static PyMethodDef methods[] = {
     {"walk_start", py_walk_start, METH_VARARGS, "Sort, gather and walk the lanes up to their first t tail."},
     {"walk_run", py_walk_run, METH_VARARGS, "Walk the waiting lanes up to their next t tail."},
     {"maxima", py_maxima, METH_VARARGS, "Per-draw maxima over families of pairs."},
-    {"terms", py_terms, METH_VARARGS, "Resampled dataset terms of one draw."},
+#ifdef __SIZEOF_INT128__
+    {"bootstrap", py_bootstrap, METH_VARARGS, "euroeval-2026's bootstrap replicates."},
+#endif
     {"pair_t", py_pair_t, METH_VARARGS, "The pairs' t statistics and weights."},
     {"exceeds", py_exceeds, METH_VARARGS, "Pairs whose t is above a critical value."},
     {NULL, NULL, 0, NULL},
@@ -608,7 +686,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernels", "Compiled
 
 /* The interface's version: leaderboard/ranking/kernels.py uses a build of another version
  * (a stale one, not rebuilt after a change of this file) as if there were none. */
-#define KERNELS_VERSION 1
+#define KERNELS_VERSION 2
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

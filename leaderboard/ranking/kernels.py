@@ -14,7 +14,7 @@ import threading
 import numpy as np
 from scipy import special
 
-VERSION = 1  # _kernels.c's KERNELS_VERSION: a build of another version is not used
+VERSION = 2  # _kernels.c's KERNELS_VERSION: a build of another version is not used
 
 try:
     from leaderboard.ranking import _kernels  # type: ignore[attr-defined]  # optional: a C build
@@ -111,12 +111,31 @@ def _maxima(zt, w, fams, sim, marg, rows, redo_sim: bool, gone, check: bool) -> 
     _kernels.maxima(zd, w, *u8[:4], sim, marg, *u8[4:], p, b, int(redo_sim), int(check))
 
 
-def dataset_terms(flat_x, idx, drawn, best, sd, entries: int, iterations: int) -> np.ndarray:
-    """``(P,)``: the sum over the drawn datasets of ``1 + (best − resampled mean) / sd``
-    (``euroeval_2026.bootstrap_scores``' take, mean and sum)."""
-    out = np.empty(entries)
-    _kernels.terms(flat_x, _c(idx, np.int32), _c(drawn, np.int64), best, sd, out, entries, iterations, drawn.size)
-    return out
+_WORD = (1 << 64) - 1
+
+
+def bootstrap_draws(x, counts, members, best, sd, replicates: int, rng: np.random.Generator) -> np.ndarray | None:
+    """``(B, P)`` replicates of :func:`leaderboard.ranking.methods.euroeval_2026.bootstrap_scores`
+    (``x`` (D, P, I) sorted iteration scores, ``counts`` (D, P) ≥ 1, ``members`` each task's
+    datasets), their random integers drawn in C from ``rng``'s PCG64 stream exactly as
+    ``rng.integers`` draws them, ``rng`` left in the state numpy would leave it in. None
+    where ``rng`` is not a PCG64 or the build has no 128-bit integers: the caller draws."""
+    bits = rng.bit_generator
+    if type(bits) is not np.random.PCG64 or not hasattr(_kernels, "bootstrap"):
+        return None
+    state = bits.state
+    pcg = state["state"]
+    words = [pcg["state"] >> 64, pcg["state"] & _WORD, pcg["inc"] >> 64, pcg["inc"] & _WORD]
+    words = np.array([*words, state["has_uint32"], state["uinteger"]], dtype=np.uint64)
+    start = np.cumsum([0] + [m.size for m in members], dtype=np.int64)
+    flat = np.concatenate(members).astype(np.int64) if members else np.zeros(0, np.int64)
+    reps = np.empty((replicates, x.shape[1]))
+    args = (_c(x, np.float64), _c(counts, np.int32), flat, start, _c(best, np.float64), _c(sd, np.float64), reps, words)
+    _kernels.bootstrap(*args, replicates, x.shape[1], x.shape[2], len(members))
+    hi, lo = int(words[0]), int(words[1])
+    pcg = {"state": (hi << 64) | lo, "inc": (int(words[2]) << 64) | int(words[3])}
+    bits.state = {**state, "state": pcg, "has_uint32": int(words[4]), "uinteger": int(words[5])}
+    return reps
 
 
 def pair_t(est: np.ndarray, sq: np.ndarray, gram2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

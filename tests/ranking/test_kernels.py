@@ -71,15 +71,35 @@ def test_family_maxima_are_the_dense_maxima(seed):
             assert np.array_equal(got_sim, sim) and np.array_equal(got_marg, marg)
 
 
-@pytest.mark.parametrize("iterations", [1, 3, 7, 8, 10, 17, 33])
-def test_resampled_terms_are_numpys(numpy_only, iterations):
+@pytest.mark.parametrize(
+    "iterations,missing,odd", [(1, 0, False), (3, 0.2, True), (10, 0, True), (10, 0.05, False), (33, 0.3, True)]
+)
+def test_bootstrap_draws_are_numpys_and_leave_the_generator_as_numpy_does(iterations, missing, odd):
+    """The replicates, and the generator's state after them (the next draws too), with the
+    PCG64 stream drawn in C: ragged and whole iterations, one-dataset tasks, and a generator
+    holding half of a 64-bit output (``odd``) when the bootstrap starts."""
     rng = np.random.default_rng(iterations)
-    x = np.ascontiguousarray(rng.uniform(0, 1, (5, 40, iterations)) ** 3)
-    drawn = rng.integers(0, 5, size=4)
-    best, sd = rng.uniform(0.5, 1, 5), rng.uniform(0.01, 0.3, 5)
-    idx = rng.integers(0, iterations, size=(4, 40, iterations))
-    want = numpy_only(euroeval_2026._drawn_terms, x, idx.copy(), drawn, best, sd)
-    assert np.array_equal(euroeval_2026._drawn_terms(x, idx, drawn, best, sd), want)
+    x = rng.uniform(0, 1, (7, 50, iterations)) ** 3
+    x[rng.random(x.shape) < missing] = np.nan
+    x[:, :, 0] = rng.uniform(0, 1, (7, 50))
+    x = np.ascontiguousarray(np.sort(x, axis=2))
+    counts = (~np.isnan(x)).sum(axis=2)
+    members = [np.array([0, 3, 5]), np.array([1]), np.array([2, 4, 6, 1])]
+    best, sd = rng.uniform(0.5, 1, 7), rng.uniform(0.01, 0.3, 7)
+    ours, numpys = np.random.default_rng(5), np.random.default_rng(5)
+    if odd:
+        ours.integers(0, 7, dtype=np.int32), numpys.integers(0, 7, dtype=np.int32)
+    got = kernels.bootstrap_draws(x, counts, members, best, sd, 9, ours)
+    want = euroeval_2026._bootstrap_numpy(x, counts, members, best, sd, 9, numpys)
+    assert np.array_equal(got, want)
+    assert ours.bit_generator.state == numpys.bit_generator.state
+    assert np.array_equal(ours.integers(0, 1000, size=9), numpys.integers(0, 1000, size=9))
+
+
+def test_bootstrap_draws_leave_other_generators_to_numpy():
+    x = np.zeros((1, 2, 3))
+    rng = np.random.Generator(np.random.Philox(1))
+    assert kernels.bootstrap_draws(x, np.full((1, 2), 3), [np.array([0])], np.ones(1), np.ones(1), 2, rng) is None
 
 
 def _board(rng, entries, datasets, iterations, missing):
