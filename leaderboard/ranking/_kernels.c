@@ -630,42 +630,56 @@ static PyObject *py_pair_t(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-#define TILE 64
+/* out[k] = v > h for v = sign·row[k] over [k0, k1), the diagonal k = j read as −inf (as
+ * _pair_t has it); with ``near``, the k with lo ≤ v ≤ h appended to nj/nk (up to cap). */
+static void compare_row(const double *row, Py_ssize_t j, Py_ssize_t p, double sign, double l, double h, uint8_t *out,
+                        int with_near, int64_t *nj, int64_t *nk, int64_t *near, Py_ssize_t cap) {
+    uint8_t seen = 0;
+    for (Py_ssize_t k = 0; k < p; k++) {
+        double v = sign * row[k];
+        uint8_t above = v > h;
+        out[k] = above;
+        seen |= !above & (v >= l);
+    }
+    out[j] = -INFINITY > h;
+    seen = seen || (-INFINITY >= l);
+    for (Py_ssize_t k = 0; with_near && seen && k < p; k++) {
+        double v = k == j ? -INFINITY : sign * row[k];
+        if (!(v > h) && v >= l) {
+            if (*near < cap) nj[*near] = j, nk[*near] = k;
+            (*near)++;
+        }
+    }
+}
 
-/* exceeds(t (p, p), lo (p,), hi (p,), back, out (p, p) bool, near_j, near_k (cap,) int64,
- * with_near): out[j, k] = x > hi[j] with x = t[j, k] (back: t[k, j]); with with_near, the
- * pairs with lo[j] ≤ x ≤ hi[j] are listed (up to cap of them; returns how many there are). */
+/* exceeds(t (p, p), lo (m, p), hi (m, p), back (m,) uint8, out (m, p, p) bool, near_j, near_k
+ * (m, cap) int64, count (m,) int64 out, m, p, cap, with_near): for each of the m comparisons o,
+ * out[o, j, k] = x > hi[o, j] with x = t[j, k] (back[o]: t[k, j], read as −t[j, k]: t is
+ * exactly antisymmetric with −inf on its diagonal, as _pair_t makes it), all in one pass
+ * over t; with with_near, the pairs with lo[o, j] ≤ x ≤ hi[o, j] are listed (up to cap of
+ * them; count[o] says how many there are). */
 static PyObject *py_exceeds(PyObject *self, PyObject *args) {
-    PyObject *o[7];
-    Py_ssize_t p, cap;
-    int back, with_near;
-    if (!PyArg_ParseTuple(args, "OOOiOOOnni", &o[0], &o[1], &o[2], &back, &o[3], &o[4], &o[5], &p, &cap, &with_near))
+    PyObject *o[8];
+    Py_ssize_t m, p, cap;
+    int with_near;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOnnni", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &m, &p, &cap,
+                          &with_near))
         return NULL;
     Buffers b = {.used = 0};
     const double *t = buffer(&b, o[0], 8, 0);
     const double *lo = t ? buffer(&b, o[1], 8, 0) : NULL, *hi = lo ? buffer(&b, o[2], 8, 0) : NULL;
-    uint8_t *out = hi ? buffer(&b, o[3], 1, 1) : NULL;
-    int64_t *nj = out ? buffer(&b, o[4], 8, 1) : NULL, *nk = nj ? buffer(&b, o[5], 8, 1) : NULL;
-    Py_ssize_t near = 0;
-    for (Py_ssize_t j0 = 0; nk && j0 < p; j0 += TILE) { /* in tiles: t's transpose read in cache */
-        for (Py_ssize_t k0 = 0; k0 < p; k0 += TILE) {
-            for (Py_ssize_t j = j0; j < j0 + TILE && j < p; j++) {
-                double l = lo[j], h = hi[j];
-                for (Py_ssize_t k = k0; k < k0 + TILE && k < p; k++) {
-                    double x = back ? t[k * p + j] : t[j * p + k];
-                    uint8_t above = x > h;
-                    out[j * p + k] = above;
-                    if (with_near & !above & (x >= l)) {
-                        if (near < cap) nj[near] = j, nk[near] = k;
-                        near++;
-                    }
-                }
-            }
-        }
-    }
+    const uint8_t *back = hi ? buffer(&b, o[3], 1, 0) : NULL;
+    uint8_t *out = back ? buffer(&b, o[4], 1, 1) : NULL;
+    int64_t *nj = out ? buffer(&b, o[5], 8, 1) : NULL, *nk = nj ? buffer(&b, o[6], 8, 1) : NULL;
+    int64_t *near = nk ? buffer(&b, o[7], 8, 1) : NULL;
+    for (Py_ssize_t c = 0; near && c < m; c++) near[c] = 0;
+    for (Py_ssize_t j = 0; near && j < p; j++) /* row by row: the row stays in cache across comparisons */
+        for (Py_ssize_t c = 0; c < m; c++)
+            compare_row(t + j * p, j, p, back[c] ? -1.0 : 1.0, lo[c * p + j], hi[c * p + j], out + c * p * p + j * p,
+                        with_near, nj + c * cap, nk + c * cap, near + c, cap);
     release(&b);
-    if (!nk) return NULL;
-    return PyLong_FromSsize_t(near);
+    if (!near) return NULL;
+    Py_RETURN_NONE;
 }
 
 static PyMethodDef methods[] = {
@@ -678,7 +692,7 @@ static PyMethodDef methods[] = {
     {"bootstrap", py_bootstrap, METH_VARARGS, "euroeval-2026's bootstrap replicates."},
 #endif
     {"pair_t", py_pair_t, METH_VARARGS, "The pairs' t statistics and weights."},
-    {"exceeds", py_exceeds, METH_VARARGS, "Pairs whose t is above a critical value."},
+    {"exceeds", py_exceeds, METH_VARARGS, "Pairs whose t is above critical values."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -686,7 +700,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernels", "Compiled
 
 /* The interface's version: leaderboard/ranking/kernels.py uses a build of another version
  * (a stale one, not rebuilt after a change of this file) as if there were none. */
-#define KERNELS_VERSION 2
+#define KERNELS_VERSION 3
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

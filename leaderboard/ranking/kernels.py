@@ -14,7 +14,7 @@ import threading
 import numpy as np
 from scipy import special
 
-VERSION = 2  # _kernels.c's KERNELS_VERSION: a build of another version is not used
+VERSION = 3  # _kernels.c's KERNELS_VERSION: a build of another version is not used
 
 try:
     from leaderboard.ranking import _kernels  # type: ignore[attr-defined]  # optional: a C build
@@ -146,18 +146,23 @@ def pair_t(est: np.ndarray, sq: np.ndarray, gram2: np.ndarray) -> tuple[np.ndarr
     return t, w
 
 
-def exceeds(t: np.ndarray, low, high, back: bool, near: bool):
-    """``(out, j, k)``: out[j, k] = x > high[j] with x = t[j, k] (``back``: t[k, j]), and with
-    ``near`` the pairs with low[j] ≤ x ≤ high[j] (else empty); ``low``, ``high`` scalars
-    or one per row."""
-    p = t.shape[0]
-    low = _c(np.broadcast_to(np.asarray(low, dtype=np.float64).reshape(-1), (p,)), np.float64)
-    high = _c(np.broadcast_to(np.asarray(high, dtype=np.float64).reshape(-1), (p,)), np.float64)
-    out = np.empty((p, p), dtype=bool)
-    cap = max(1024, p * p // 64)
+def exceeds(t: np.ndarray, bounds, near: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per ``(low, high, back)`` of ``bounds`` (at most 4, all in one pass over t): ``(out, j,
+    k)``, out[j, k] = x > high[j] with x = t[j, k] (``back``: t[k, j]), and with ``near`` the
+    pairs with low[j] ≤ x ≤ high[j] (else empty); ``low``, ``high`` scalars or one per row."""
+    p, m = t.shape[0], len(bounds)
+
+    def rows(x):
+        return np.broadcast_to(np.asarray(x, dtype=np.float64).reshape(-1), (p,))
+
+    low = _c([rows(b[0]) for b in bounds], np.float64).reshape(m, p)
+    high = _c([rows(b[1]) for b in bounds], np.float64).reshape(m, p)
+    back = np.array([bool(b[2]) for b in bounds], dtype=np.uint8)
+    out = np.empty((m, p, p), dtype=bool)
+    cap, count = max(1024, p * p // 64), np.zeros(m, dtype=np.int64)
     while True:
-        j, k = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64)
-        count = _kernels.exceeds(t, low, high, int(back), out.view(np.uint8), j, k, p, cap, int(near))
-        if count <= cap:
-            return out, j[:count], k[:count]
-        cap = count
+        j, k = np.empty((m, cap), dtype=np.int64), np.empty((m, cap), dtype=np.int64)
+        _kernels.exceeds(_c(t, np.float64), low, high, back, out.view(np.uint8), j, k, count, m, p, cap, int(near))
+        if count.max(initial=0) <= cap:
+            return [(out[c], j[c, : count[c]], k[c, : count[c]]) for c in range(m)]
+        cap = int(count.max())

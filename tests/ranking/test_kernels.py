@@ -141,3 +141,6 @@ def test_pair_statistics_and_their_comparisons_are_numpys(numpy_only, seed):
             for crit in (2.2, c):
                 want = numpy_only(above, crit, back=back)
                 assert np.array_equal(above(crit, back=back), want)
+        both = [(2.2, False), (c, False), (c, True), (c[::-1], True)]  # in one pass, as the stepdown asks
+        for got, want in zip(above.many(both), numpy_only(above.many, both), strict=True):
+            assert np.array_equal(got, want)
