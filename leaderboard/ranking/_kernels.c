@@ -588,6 +588,45 @@ static PyObject *py_bootstrap(PyObject *self, PyObject *args) {
 }
 #endif
 
+/* --- euroeval-2024: the bootstrap's task means ------------------------------------------- */
+
+/* task_means(rs (D, B, N) float32 in each dataset's own order, inv (D, N) int32: entry e's
+ * position in dataset k's order, picks (B, M) int64: each task's drawn datasets side by side,
+ * start (T + 1,) int64, lang (B, N) in/out): lang[r, e] += Σ_q rs[pick_q, r, inv[pick_q, e]]
+ * / k, task by task, the sum in double precision over the k drawn datasets in order: the
+ * numpy code's scatter to entry order, gather and mean along the drawn datasets. */
+static PyObject *py_task_means(PyObject *self, PyObject *args) {
+    PyObject *o[5];
+    Py_ssize_t nb, ne, nm, ntasks;
+    if (!PyArg_ParseTuple(args, "OOOOOnnnn", &o[0], &o[1], &o[2], &o[3], &o[4], &nb, &ne, &nm, &ntasks)) return NULL;
+    Buffers b = {.used = 0};
+    const float *rs = buffer(&b, o[0], 4, 0);
+    const int32_t *inv = rs ? buffer(&b, o[1], 4, 0) : NULL;
+    const int64_t *picks = inv ? buffer(&b, o[2], 8, 0) : NULL, *start = picks ? buffer(&b, o[3], 8, 0) : NULL;
+    double *lang = start ? buffer(&b, o[4], 8, 1) : NULL;
+    double *sum = lang ? malloc((ne + 1) * sizeof(double)) : NULL;
+    if (lang && !sum) PyErr_NoMemory();
+    for (Py_ssize_t r = 0; sum && r < nb; r++) {
+        for (Py_ssize_t t = 0; t < ntasks; t++) {
+            for (Py_ssize_t q = start[t]; q < start[t + 1]; q++) {
+                int64_t k = picks[r * nm + q];
+                const float *row = rs + (k * nb + r) * ne;
+                const int32_t *at = inv + k * ne;
+                if (q == start[t])
+                    for (Py_ssize_t e = 0; e < ne; e++) sum[e] = (double)row[at[e]];
+                else
+                    for (Py_ssize_t e = 0; e < ne; e++) sum[e] = sum[e] + (double)row[at[e]];
+            }
+            double size = (double)(start[t + 1] - start[t]);
+            for (Py_ssize_t e = 0; e < ne; e++) lang[r * ne + e] = lang[r * ne + e] + sum[e] / size;
+        }
+    }
+    free(sum);
+    release(&b);
+    if (!sum) return NULL;
+    Py_RETURN_NONE;
+}
+
 /* --- rank sets: the pairs' t statistics and the comparisons with critical values -------- */
 
 /* pair_t(est (p,), sq (p,), gram2 (p, p) = 2·F Fᵀ, t out (p, p), w out (p, p) float32): the
@@ -691,6 +730,7 @@ static PyMethodDef methods[] = {
 #ifdef __SIZEOF_INT128__
     {"bootstrap", py_bootstrap, METH_VARARGS, "euroeval-2026's bootstrap replicates."},
 #endif
+    {"task_means", py_task_means, METH_VARARGS, "euroeval-2024's task means of a bootstrap chunk."},
     {"pair_t", py_pair_t, METH_VARARGS, "The pairs' t statistics and weights."},
     {"exceeds", py_exceeds, METH_VARARGS, "Pairs whose t is above critical values."},
     {NULL, NULL, 0, NULL},
@@ -700,7 +740,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernels", "Compiled
 
 /* The interface's version: leaderboard/ranking/kernels.py uses a build of another version
  * (a stale one, not rebuilt after a change of this file) as if there were none. */
-#define KERNELS_VERSION 3
+#define KERNELS_VERSION 4
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

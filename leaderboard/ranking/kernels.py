@@ -14,7 +14,7 @@ import threading
 import numpy as np
 from scipy import special
 
-VERSION = 3  # _kernels.c's KERNELS_VERSION: a build of another version is not used
+VERSION = 4  # _kernels.c's KERNELS_VERSION: a build of another version is not used
 
 try:
     from leaderboard.ranking import _kernels  # type: ignore[attr-defined]  # optional: a C build
@@ -136,6 +136,17 @@ def bootstrap_draws(x, counts, members, best, sd, replicates: int, rng: np.rando
     pcg = {"state": (hi << 64) | lo, "inc": (int(words[2]) << 64) | int(words[3])}
     bits.state = {**state, "state": pcg, "has_uint32": int(words[4]), "uinteger": int(words[5])}
     return reps
+
+
+def task_means(rs: np.ndarray, inv: np.ndarray, picks: list[np.ndarray], lang: np.ndarray) -> None:
+    """``lang[r] += `` each task's mean over its drawn datasets ``picks[t][r]`` of the
+    dataset rank scores ``rs`` ``(D, B, N)`` (single precision, dataset k's entries in its own
+    order: entry e at ``inv[k, e]``), task by task, in place: the scatter of
+    ``euroeval_2024._bootstrap_language_scores`` to entry order, its gather and its mean."""
+    start = np.cumsum([0] + [p.shape[1] for p in picks], dtype=np.int64)
+    flat = _c(np.concatenate(picks, axis=1), np.int64)
+    b, n = lang.shape
+    _kernels.task_means(_c(rs, np.float32), _c(inv, np.int32), flat, start, lang, b, n, flat.shape[1], len(picks))
 
 
 def pair_t(est: np.ndarray, sq: np.ndarray, gram2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

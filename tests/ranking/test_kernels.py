@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from leaderboard.ranking import family_maxima, kernels, rank_sets, walk
-from leaderboard.ranking.methods import euroeval_2026
+from leaderboard.ranking.methods import euroeval_2024, euroeval_2026
 from leaderboard.ranking.registry import all_methods
 
 pytestmark = pytest.mark.skipif(kernels._kernels is None, reason="the C kernels are not built (pip install -e .)")
@@ -100,6 +100,23 @@ def test_bootstrap_draws_leave_other_generators_to_numpy():
     x = np.zeros((1, 2, 3))
     rng = np.random.Generator(np.random.Philox(1))
     assert kernels.bootstrap_draws(x, np.full((1, 2), 3), [np.array([0])], np.ones(1), np.ones(1), 2, rng) is None
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_task_means_are_numpys(numpy_only, seed):
+    """The 2024 bootstrap's task means of a chunk: unranked entries (inf) and tasks of one
+    and of many datasets."""
+    rng = np.random.default_rng(seed)
+    d, b, n = 9, 6, 70
+    rs = (1 + rng.uniform(0, 3, (d, b, n))).astype(np.float32)
+    rs[rng.random(rs.shape) < 0.05] = np.inf
+    perm = np.argsort(rng.random((d, n)), axis=1)
+    picks = [rng.integers(0, d, size=(b, k)) for k in (1, 4, 9)]
+    want, got = rng.uniform(0, 2, (b, n)), np.empty((b, n))
+    got[...] = want
+    numpy_only(euroeval_2024._task_means, rs, perm, picks, want)
+    euroeval_2024._task_means(rs, perm, picks, got)
+    assert np.array_equal(got, want)
 
 
 def _board(rng, entries, datasets, iterations, missing):

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from leaderboard.ranking import kernels
 from leaderboard.ranking.contrast import (
     Contrast,
     board_contrast,
@@ -82,14 +83,26 @@ def _bootstrap_language_scores(
         rs = _resampled_dataset_rank_scores(
             w[:, r0:r1], centred, mu0, mean0, var0, count0, valid, i, ragged, alpha
         )  # (D, b', N), entries in each dataset's point-estimate order
-        rs_bdn = np.empty((r1 - r0, d, n))
-        for k in range(d):
-            rs_bdn[:, k, perm[k]] = rs[k]
-        del rs
-        rows = np.arange(r1 - r0)[:, None]
-        for pick in picks:
-            lang[r0:r1] += rs_bdn[rows, pick[r0:r1]].mean(axis=1)
+        _task_means(rs, perm, [pick[r0:r1] for pick in picks], lang[r0:r1])
     return lang / len(tasks)
+
+
+def _task_means(rs: np.ndarray, perm: np.ndarray, picks: list[np.ndarray], lang: np.ndarray) -> None:
+    """``lang[r] +=`` each task's mean of its drawn datasets' rank scores ``rs`` ``(D, B, N)``
+    (dataset k's entries in the order ``perm[k]``), task by task (in C where it is built:
+    the same sums)."""
+    d, b, n = rs.shape
+    if kernels.AVAILABLE and rs.dtype == np.float32:
+        inv = np.empty((d, n), dtype=np.int32)
+        np.put_along_axis(inv, perm, np.arange(n, dtype=np.int32)[None, :], axis=1)
+        kernels.task_means(rs, inv, picks, lang)
+        return
+    rs_bdn = np.empty((b, d, n))
+    for k in range(d):
+        rs_bdn[:, k, perm[k]] = rs[k]
+    rows = np.arange(b)[:, None]
+    for pick in picks:
+        lang += rs_bdn[rows, pick].mean(axis=1)
 
 
 _LANES_PER_CHUNK = 1500
