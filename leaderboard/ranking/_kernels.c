@@ -75,7 +75,8 @@ static void radix_order(const float *keys, Py_ssize_t n, int32_t *order, uint64_
 
 /* The same order as radix_order, for keys spread over a range: a stable counting pass into n
  * buckets by (key − least)·scale (monotone in the key, so buckets are in key order), then an
- * insertion sort by (key, index) within each bucket; +inf keys last. tmp holds 2n uint64. */
+ * insertion sort by (key, index), which moves keys within their bucket only; +inf keys
+ * last. tmp holds 2n uint64. */
 static void stable_order(const float *keys, Py_ssize_t n, int32_t *order, uint64_t *tmp) {
     float lo = INFINITY, hi = -INFINITY;
     for (Py_ssize_t i = 0; i < n; i++)
@@ -97,16 +98,21 @@ static void stable_order(const float *keys, Py_ssize_t n, int32_t *order, uint64
         at += c;
     }
     for (Py_ssize_t i = 0; i < n; i++) order[start[bucket[i]]++] = (int32_t)i;
-    for (Py_ssize_t k = 0, b0 = 0; k < n; k++) { /* start[k] is now the end of bucket k */
-        Py_ssize_t b1 = start[k];
-        for (Py_ssize_t i = b0 + 1; i < b1; i++) {
-            int32_t e = order[i];
-            float key = keys[e];
-            Py_ssize_t j = i;
-            while (j > b0 && keys[order[j - 1]] > key) order[j] = order[j - 1], j--;
-            order[j] = e;
-        }
-        b0 = b1;
+    /* One insertion sort over the whole bucket order: a key never passes a key of an earlier
+     * bucket (buckets are in key order), so each moves only within its bucket, and the keys
+     * of a bucket are in index order, so equal keys keep it. */
+    float *sorted = (float *)(bucket + n);
+    for (Py_ssize_t i = 0; i < n; i++) sorted[i] = keys[order[i]];
+    for (Py_ssize_t i = 1; i < n; i++) {
+        float key = sorted[i];
+        if (!(sorted[i - 1] > key)) continue;
+        int32_t e = order[i];
+        Py_ssize_t j = i;
+        do {
+            sorted[j] = sorted[j - 1], order[j] = order[j - 1];
+            j--;
+        } while (j > 0 && sorted[j - 1] > key);
+        sorted[j] = key, order[j] = e;
     }
 }
 
