@@ -594,6 +594,43 @@ static PyObject *py_bootstrap(PyObject *self, PyObject *args) {
 }
 #endif
 
+/* --- euroeval-2024: the bootstrap's resampled moments ------------------------------------ */
+
+/* One replicate's row of moments. */
+static void moments_row(const double *restrict s1, const double *restrict s2, const double *restrict cnt,
+            const double *restrict mu0, float *restrict m, float *restrict var, Py_ssize_t ne) {
+    for (Py_ssize_t e = 0; e < ne; e++) {
+        double a = s1[e];
+        m[e] = (float)(mu0[e] + a / cnt[e]);
+        double v = (s2[e] - (a * a) / cnt[e]) / (cnt[e] - 1.0);
+        var[e] = (float)(v < 0.0 ? 0.0 : v); /* np.maximum(v, 0): NaN and −0 stay */
+    }
+}
+
+/* moments(s1, s2 (D', B, N), cnt (D', N), mu0 (D', N), m_out, var_out (D', B, N) float32):
+ * m = mu0 + s1/cnt and var = max((s2 − s1²/cnt)/(cnt − 1), 0) (NaN kept), each rounded once
+ * to single precision: euroeval_2024._moments' elementwise steps in their order, where every
+ * replicate has every iteration of a present entry (cnt the same in every replicate). */
+static PyObject *py_moments(PyObject *self, PyObject *args) {
+    PyObject *o[6];
+    Py_ssize_t nd, nb, ne;
+    if (!PyArg_ParseTuple(args, "OOOOOOnnn", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &nd, &nb, &ne)) return NULL;
+    Buffers b = {.used = 0};
+    const double *s1 = buffer(&b, o[0], 8, 0), *s2 = s1 ? buffer(&b, o[1], 8, 0) : NULL;
+    const double *cnt = s2 ? buffer(&b, o[2], 8, 0) : NULL, *mu0 = cnt ? buffer(&b, o[3], 8, 0) : NULL;
+    float *m = mu0 ? buffer(&b, o[4], 4, 1) : NULL, *var = m ? buffer(&b, o[5], 4, 1) : NULL;
+    for (Py_ssize_t k = 0; var && k < nd; k++) {
+        const double *ck = cnt + k * ne, *mk = mu0 + k * ne;
+        for (Py_ssize_t r = 0; r < nb; r++) {
+            Py_ssize_t at = (k * nb + r) * ne;
+            moments_row(s1 + at, s2 + at, ck, mk, m + at, var + at, ne);
+        }
+    }
+    release(&b);
+    if (!var) return NULL;
+    Py_RETURN_NONE;
+}
+
 /* --- euroeval-2024: the bootstrap's task means ------------------------------------------- */
 
 /* task_means(rs (D, B, N) float32 in each dataset's own order, inv (D, N) int32: entry e's
@@ -736,6 +773,7 @@ static PyMethodDef methods[] = {
 #ifdef __SIZEOF_INT128__
     {"bootstrap", py_bootstrap, METH_VARARGS, "euroeval-2026's bootstrap replicates."},
 #endif
+    {"moments", py_moments, METH_VARARGS, "euroeval-2024's resampled means and variances."},
     {"task_means", py_task_means, METH_VARARGS, "euroeval-2024's task means of a bootstrap chunk."},
     {"pair_t", py_pair_t, METH_VARARGS, "The pairs' t statistics and weights."},
     {"exceeds", py_exceeds, METH_VARARGS, "Pairs whose t is above critical values."},
@@ -746,7 +784,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernels", "Compiled
 
 /* The interface's version: leaderboard/ranking/kernels.py uses a build of another version
  * (a stale one, not rebuilt after a change of this file) as if there were none. */
-#define KERNELS_VERSION 4
+#define KERNELS_VERSION 5
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

@@ -14,7 +14,7 @@ import threading
 import numpy as np
 from scipy import special
 
-VERSION = 4  # _kernels.c's KERNELS_VERSION: a build of another version is not used
+VERSION = 5  # _kernels.c's KERNELS_VERSION: a build of another version is not used
 
 try:
     from leaderboard.ranking import _kernels  # type: ignore[attr-defined]  # optional: a C build
@@ -136,6 +136,15 @@ def bootstrap_draws(x, counts, members, best, sd, replicates: int, rng: np.rando
     pcg = {"state": (hi << 64) | lo, "inc": (int(words[2]) << 64) | int(words[3])}
     bits.state = {**state, "state": pcg, "has_uint32": int(words[4]), "uinteger": int(words[5])}
     return reps
+
+
+def moments(s1: np.ndarray, s2: np.ndarray, cnt: np.ndarray, mu0: np.ndarray, m_out, var_out) -> None:
+    """``m_out = mu0 + s1/cnt`` and ``var_out = max((s2 − s1²/cnt)/(cnt − 1), 0)``, rounded to
+    single precision, for ``(D', B, N)`` sums and ``(D', N)`` counts and means (the same
+    operations as :func:`leaderboard.ranking.methods.euroeval_2024._moments`, in place)."""
+    d, b, n = s1.shape
+    f64 = np.float64
+    _kernels.moments(_c(s1, f64), _c(s2, f64), _c(cnt, f64), _c(mu0, f64), m_out, var_out, d, b, n)
 
 
 def task_means(rs: np.ndarray, inv: np.ndarray, picks: list[np.ndarray], lang: np.ndarray) -> None:

@@ -103,6 +103,30 @@ def test_bootstrap_draws_leave_other_generators_to_numpy():
 
 
 @pytest.mark.parametrize("seed", range(3))
+def test_resampled_moments_are_numpys(numpy_only, seed):
+    """The 2024 bootstrap's means and variances of every iteration of a present entry:
+    absent entries, a constant entry (variance 0 or a rounding below it) and one iteration."""
+    rng = np.random.default_rng(seed)
+    d, b, n, i = 3, 5, 60, 10 if seed else 1
+    x = rng.uniform(0, 1, (d, n, i))
+    x[:, 3] = 0.3
+    count0 = np.full((d, n), i)
+    count0[:, 7] = 0
+    x[:, 7] = np.nan
+    mean0, var0 = x.mean(axis=2), np.zeros((d, n))  # NaN for the absent entry
+    mu0 = np.where(count0 > 0, mean0, 0.0)
+    valid = ~np.isnan(x)
+    centred = np.where(valid, x - mu0[..., None], 0.0).transpose(0, 2, 1)
+    w = rng.multinomial(i, np.ones(i) / i, size=(d, b)).astype(float)
+    outs = [(np.empty((d, b, n), np.float32), np.empty((d, b, n), np.float32)) for _ in range(2)]
+    args = (w, centred, centred * centred, mu0, mean0, var0, count0, valid, i)
+    numpy_only(euroeval_2024._moments, *args, *outs[0], None)
+    euroeval_2024._moments(*args, *outs[1], None)
+    for want, got in zip(*outs):
+        assert np.array_equal(got, want, equal_nan=True)
+
+
+@pytest.mark.parametrize("seed", range(3))
 def test_task_means_are_numpys(numpy_only, seed):
     """The 2024 bootstrap's task means of a chunk: unranked entries (inf) and tasks of one
     and of many datasets."""

@@ -133,7 +133,7 @@ def _resampled_dataset_rank_scores(w, centred, mu0, mean0, var0, count0, valid, 
     return rs.reshape(d, b, n)
 
 
-_MOMENT_VALUES = 1 << 16  # resampled values per block of datasets
+_MOMENT_VALUES = 1 << 18  # resampled values per block of datasets
 
 
 def _moments(w, centred, squares, mu0, mean0, var0, count0, valid, i, m_out, var_out, cnt_out) -> None:
@@ -147,6 +147,18 @@ def _moments(w, centred, squares, mu0, mean0, var0, count0, valid, i, m_out, var
         cnt = np.matmul(w, valid.astype(float).transpose(0, 2, 1))
     else:
         cnt = np.where(count0 > 0, float(i), 0.0)[:, None, :]  # (D', 1, N)
+    if not ragged and kernels.AVAILABLE and m_out.flags.c_contiguous and var_out.flags.c_contiguous:
+        kernels.moments(s1, s2, cnt[:, 0, :], mu0, m_out, var_out)  # the same operations, one pass
+    else:
+        _finish_moments(s1, s2, cnt, mu0, mean0, var0, count0, m_out, var_out, cnt_out)
+    absent = count0[:, None, :] == 0
+    if absent.any():
+        np.copyto(m_out, np.nan, where=absent)
+
+
+def _finish_moments(s1, s2, cnt, mu0, mean0, var0, count0, m_out, var_out, cnt_out) -> None:
+    """The moments from the sums ``s1``, ``s2`` and counts (see :func:`_moments`)."""
+    ragged = cnt_out is not None
     with np.errstate(invalid="ignore", divide="ignore"):
         m = np.add(mu0[:, None, :], s1 / cnt, out=None if ragged else m_out, casting="same_kind")
         s1 *= s1
@@ -159,9 +171,6 @@ def _moments(w, centred, squares, mu0, mean0, var0, count0, valid, i, m_out, var
         m_out[...] = np.where(lost, mean0[:, None, :], m)
         var_out[...] = np.where(lost, var0[:, None, :], np.where(cnt > 1, var, np.nan))
         cnt_out[...] = np.where(lost, count0[:, None, :], cnt)
-    absent = count0[:, None, :] == 0
-    if absent.any():
-        np.copyto(m_out, np.nan, where=absent)
 
 
 def percentile_interval(
