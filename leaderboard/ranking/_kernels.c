@@ -13,6 +13,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 typedef struct {
     Py_buffer view[16];
@@ -146,13 +149,19 @@ static PyObject *py_walk_counts(PyObject *self, PyObject *args) {
     const float *m = buffer(&b, mo, 4, 0), *c = m ? buffer(&b, co, 4, 0) : NULL;
     float lo = 0.0f, hi = 0.0f;
     int has = 0;
-    for (Py_ssize_t l = 0; c && l < lanes; l++) {
-        const float *ml = m + l * n, *cl = c + (l / per) * n;
+    for (Py_ssize_t l0 = 0; c && l0 < lanes; l0 += per) { /* a row of counts and its lanes */
+        const float *cl = c + (l0 / per) * n;
+        Py_ssize_t l1 = l0 + per < lanes ? l0 + per : lanes;
         for (Py_ssize_t i = 0; i < n; i++) {
-            if (isnan(ml[i]) || !(cl[i] >= 2.0f)) continue;
-            lo = has && lo < cl[i] ? lo : cl[i];
-            hi = has && hi > cl[i] ? hi : cl[i];
-            has = 1;
+            float ci = cl[i];
+            if (!(ci >= 2.0f) || (has && ci >= lo && ci <= hi)) continue; /* it would change nothing */
+            for (Py_ssize_t l = l0; l < l1; l++) {
+                if (isnan(m[l * n + i])) continue;
+                lo = has && lo < ci ? lo : ci;
+                hi = has && hi > ci ? hi : ci;
+                has = 1;
+                break;
+            }
         }
     }
     release(&b);
@@ -598,8 +607,21 @@ static PyObject *py_bootstrap(PyObject *self, PyObject *args) {
 
 /* One replicate's row of moments. */
 static void moments_row(const double *restrict s1, const double *restrict s2, const double *restrict cnt,
-            const double *restrict mu0, float *restrict m, float *restrict var, Py_ssize_t ne) {
-    for (Py_ssize_t e = 0; e < ne; e++) {
+                        const double *restrict mu0, float *restrict m, float *restrict var, Py_ssize_t ne) {
+    Py_ssize_t e = 0;
+#ifdef __SSE2__
+    /* two at a time: IEEE operations on vector lanes round as they do one by one */
+    const __m128d one = _mm_set1_pd(1.0), zero = _mm_setzero_pd();
+    for (; e + 2 <= ne; e += 2) {
+        __m128d a = _mm_loadu_pd(s1 + e), c = _mm_loadu_pd(cnt + e);
+        __m128 mf = _mm_cvtpd_ps(_mm_add_pd(_mm_loadu_pd(mu0 + e), _mm_div_pd(a, c)));
+        __m128d v = _mm_div_pd(_mm_sub_pd(_mm_loadu_pd(s2 + e), _mm_div_pd(_mm_mul_pd(a, a), c)), _mm_sub_pd(c, one));
+        __m128 vf = _mm_cvtpd_ps(_mm_andnot_pd(_mm_cmplt_pd(v, zero), v)); /* v < 0: 0; NaN, −0 stay */
+        _mm_storel_pi((__m64 *)(m + e), mf);
+        _mm_storel_pi((__m64 *)(var + e), vf);
+    }
+#endif
+    for (; e < ne; e++) {
         double a = s1[e];
         m[e] = (float)(mu0[e] + a / cnt[e]);
         double v = (s2[e] - (a * a) / cnt[e]) / (cnt[e] - 1.0);
