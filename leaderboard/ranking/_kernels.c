@@ -392,8 +392,11 @@ static int families_init(Families *F, int want_sim, const uint8_t *rows) {
             const float *w = F->w + j * p;
             float top = 0.0f;
             int32_t c = 0;
-            for (Py_ssize_t k = 0; k < p; k++)
-                if (in[k]) c++, top = w[k] > top ? w[k] : top;
+            for (Py_ssize_t k = 0; k < p; k++) { /* without branches: members are scattered */
+                float cand = w[k] * (float)in[k]; /* a non-member's 0 (or NaN) never beats top ≥ 0 */
+                c += in[k];
+                top = cand > top ? cand : top;
+            }
             F->wtop[f][j] = top, F->count[f][j] = c;
             if (c * SPARSE >= p) continue;
             int32_t *mem = malloc((c + 1) * sizeof(int32_t));
@@ -550,7 +553,7 @@ static inline uint32_t pcg64_below(Pcg64 *g, uint32_t high) { /* integers(0, hig
  * total[e] = Σ_tasks (Σ_r 1 + (best[r] − mean_e(r)) / sd[r]) / |task|, as numpy sums. */
 static void replicate(Pcg64 *g, const double *x, const int32_t *counts, const int64_t *members, const int64_t *start,
                       Py_ssize_t ntasks, const double *best, const double *sd, double *total, double *terms,
-                      int64_t *drawn, Py_ssize_t ne, Py_ssize_t ni) {
+                      double *sums, int64_t *drawn, Py_ssize_t ne, Py_ssize_t ni) {
     double vals[128];
     for (Py_ssize_t e = 0; e < ne; e++) total[e] = 0.0;
     for (Py_ssize_t t = 0; t < ntasks; t++) {
@@ -565,11 +568,13 @@ static void replicate(Pcg64 *g, const double *x, const int32_t *counts, const in
             for (Py_ssize_t e = 0; e < ne; e++) {
                 uint32_t high = (uint32_t)cr[e];
                 for (Py_ssize_t i = 0; i < ni; i++) vals[i] = xr[e * ni + pcg64_below(&local, high)];
-                double mean = pairwise_small(vals, ni) / (double)ni;
-                double term = 1.0 + (br - mean) / sr;
-                terms[e] = r ? terms[e] + term : term;
+                sums[e] = pairwise_small(vals, ni);
             }
             *g = local;
+            for (Py_ssize_t e = 0; e < ne; e++) { /* apart from the draws: the divisions overlap */
+                double term = 1.0 + (br - sums[e] / (double)ni) / sr;
+                terms[e] = r ? terms[e] + term : term;
+            }
         }
         for (Py_ssize_t e = 0; e < ne; e++) total[e] = total[e] + terms[e] / (double)size;
     }
@@ -594,14 +599,14 @@ static PyObject *py_bootstrap(PyObject *self, PyObject *args) {
     const double *best = start ? buffer(&b, o[4], 8, 0) : NULL, *sd = best ? buffer(&b, o[5], 8, 0) : NULL;
     double *reps = sd ? buffer(&b, o[6], 8, 1) : NULL;
     uint64_t *st = reps ? buffer(&b, o[7], 8, 1) : NULL;
-    double *work = st ? malloc((2 * ne + 1) * sizeof(double)) : NULL;
+    double *work = st ? malloc((3 * ne + 1) * sizeof(double)) : NULL;
     int64_t *drawn = work ? malloc((start[ntasks] + 1) * sizeof(int64_t)) : NULL;
     if (st && !drawn) PyErr_NoMemory();
     if (drawn) {
         Pcg64 g = {((__uint128_t)st[0] << 64) | st[1], ((__uint128_t)st[2] << 64) | st[3], (int)st[4], (uint32_t)st[5]};
         for (Py_ssize_t r = 0; r < nb; r++) {
-            double *total = work, *terms = work + ne;
-            replicate(&g, x, counts, members, start, ntasks, best, sd, total, terms, drawn, ne, ni);
+            double *total = work, *terms = work + ne, *sums = work + 2 * ne;
+            replicate(&g, x, counts, members, start, ntasks, best, sd, total, terms, sums, drawn, ne, ni);
             for (Py_ssize_t e = 0; e < ne; e++) reps[r * ne + e] = total[e] / (double)ntasks;
         }
         st[0] = (uint64_t)(g.state >> 64), st[1] = (uint64_t)g.state;
