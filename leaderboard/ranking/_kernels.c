@@ -112,12 +112,14 @@ static void stable_order(const float *keys, Py_ssize_t n, int32_t *order, uint64
         start[k] = at;
         at += c;
     }
-    for (Py_ssize_t i = 0; i < n; i++) order[start[bucket[i]]++] = (int32_t)i;
+    float *sorted = (float *)(bucket + n); /* the keys in the order being built */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int32_t at = start[bucket[i]]++;
+        order[at] = (int32_t)i, sorted[at] = keys[i];
+    }
     /* One insertion sort over the whole bucket order: a key never passes a key of an earlier
      * bucket (buckets are in key order), so each moves only within its bucket, and the keys
      * of a bucket are in index order, so equal keys keep it. */
-    float *sorted = (float *)(bucket + n);
-    for (Py_ssize_t i = 0; i < n; i++) sorted[i] = keys[order[i]];
     for (Py_ssize_t i = 1; i < n; i++) {
         float key = sorted[i];
         if (!(sorted[i - 1] > key)) continue;
