@@ -36,6 +36,26 @@ def _lanes(rng, lanes, n, missing, ties):
     return (a.astype(np.float32) for a in (m, v, c))
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_stable_order_is_numpys_stable_argsort(seed):
+    """The walk's and the maxima's sort: ties, ±0, +inf (missing entries), keys spread out
+    (buckets), bunched (a bucket overflows: the radix sort) and rows under 64 keys."""
+    rng = np.random.default_rng(seed)
+    n = 2000
+    spread = rng.uniform(-1, 1, n)
+    near = np.sort(spread) + rng.normal(0, 0.01, n)  # nearly sorted, as the bootstrap's lanes are
+    ties = np.round(rng.uniform(-1, 1, n) * 8) / 8
+    fine = np.round(rng.uniform(-1, 1, n) * 3000) / 3000  # ties among other keys in one bucket
+    bunched = np.where(rng.random(n) < 0.9, 0.5 + rng.normal(0, 1e-4, n), rng.uniform(-50, 50, n))
+    for keys in (spread, near, ties, fine, bunched, np.concatenate([ties[:40], [-0.0, 0.0, -0.0]]), np.zeros(5)):
+        keys = keys.astype(np.float32)
+        keys[rng.random(keys.size) < 0.05] = np.inf
+        rows = np.stack([keys, keys[::-1].copy()])
+        order = np.empty(rows.shape, dtype=np.int32)
+        kernels._kernels.stable_order(rows, order, *rows.shape)
+        assert np.array_equal(order, np.argsort(rows, axis=1, kind="stable"))
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_walk_is_the_numpy_walk(numpy_only, seed):
     rng = np.random.default_rng(seed)
