@@ -167,9 +167,11 @@ def pair_t(est: np.ndarray, sq: np.ndarray, gram2: np.ndarray) -> tuple[np.ndarr
 
 
 def exceeds(t: np.ndarray, bounds, near: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Per ``(low, high, back)`` of ``bounds`` (at most 4, all in one pass over t): ``(out, j,
-    k)``, out[j, k] = x > high[j] with x = t[j, k] (``back``: t[k, j]), and with ``near`` the
-    pairs with low[j] ≤ x ≤ high[j] (else empty); ``low``, ``high`` scalars or one per row."""
+    """Per ``(low, high, back)`` of ``bounds`` (all in one pass over t): ``(out, j, k)``,
+    out[j, k] = x > high[j] with x = t[j, k] (``back``: t[k, j]), and with ``near`` the pairs
+    with low[j] ≤ x ≤ high[j] (else empty); ``low``, ``high`` scalars or one per row. ``t``
+    must be exactly antisymmetric with −inf on its diagonal, as ``rank_sets._pair_t`` makes
+    it: t[k, j] is read as −t[j, k]."""
     p, m = t.shape[0], len(bounds)
 
     def rows(x):
