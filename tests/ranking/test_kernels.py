@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from leaderboard.ranking import family_maxima, kernels, rank_sets, walk
-from leaderboard.ranking.methods import euroeval_2026
+from leaderboard.ranking.methods import euroeval_2024, euroeval_2026
 from leaderboard.ranking.registry import all_methods
 
 pytestmark = pytest.mark.skipif(kernels._kernels is None, reason="the C kernels are not built (pip install -e .)")
@@ -36,6 +36,26 @@ def _lanes(rng, lanes, n, missing, ties):
     return (a.astype(np.float32) for a in (m, v, c))
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_stable_order_is_numpys_stable_argsort(seed):
+    """The walk's and the maxima's sort: ties, ±0, +inf (missing entries), keys spread out
+    (buckets), bunched (a bucket overflows: the radix sort) and rows under 64 keys."""
+    rng = np.random.default_rng(seed)
+    n = 2000
+    spread = rng.uniform(-1, 1, n)
+    near = np.sort(spread) + rng.normal(0, 0.01, n)  # nearly sorted, as the bootstrap's lanes are
+    ties = np.round(rng.uniform(-1, 1, n) * 8) / 8
+    fine = np.round(rng.uniform(-1, 1, n) * 3000) / 3000  # ties among other keys in one bucket
+    bunched = np.where(rng.random(n) < 0.9, 0.5 + rng.normal(0, 1e-4, n), rng.uniform(-50, 50, n))
+    for keys in (spread, near, ties, fine, bunched, np.concatenate([ties[:40], [-0.0, 0.0, -0.0]]), np.zeros(5)):
+        keys = keys.astype(np.float32)
+        keys[rng.random(keys.size) < 0.05] = np.inf
+        rows = np.stack([keys, keys[::-1].copy()])
+        order = np.empty(rows.shape, dtype=np.int32)
+        kernels._kernels.stable_order(rows, order, *rows.shape)
+        assert np.array_equal(order, np.argsort(rows, axis=1, kind="stable"))
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_walk_is_the_numpy_walk(numpy_only, seed):
     rng = np.random.default_rng(seed)
@@ -47,6 +67,11 @@ def test_walk_is_the_numpy_walk(numpy_only, seed):
         got = walk._walk_lanes(m, v, c, walk.ALPHA)
         assert got.dtype == want.dtype == np.float32
         assert np.array_equal(got, want)
+        if lanes % 10 == 0:  # one row of counts per 10 lanes, as the bootstrap passes them
+            rows = np.ascontiguousarray(c[::10][: lanes // 10])
+            rows[0, :3] = (1.0, 2.0, 30.0)  # counts that widen the df band
+            want = numpy_only(walk._walk_lanes, m, v, rows, walk.ALPHA)
+            assert np.array_equal(walk._walk_lanes(m, v, rows, walk.ALPHA), want)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -71,15 +96,76 @@ def test_family_maxima_are_the_dense_maxima(seed):
             assert np.array_equal(got_sim, sim) and np.array_equal(got_marg, marg)
 
 
-@pytest.mark.parametrize("iterations", [1, 3, 7, 8, 10, 17, 33])
-def test_resampled_terms_are_numpys(numpy_only, iterations):
+@pytest.mark.parametrize(
+    "iterations,missing,odd", [(1, 0, False), (3, 0.2, True), (10, 0, True), (10, 0.05, False), (33, 0.3, True)]
+)
+def test_bootstrap_draws_are_numpys_and_leave_the_generator_as_numpy_does(iterations, missing, odd):
+    """The replicates, and the generator's state after them (the next draws too), with the
+    PCG64 stream drawn in C: ragged and whole iterations, one-dataset tasks, and a generator
+    holding half of a 64-bit output (``odd``) when the bootstrap starts."""
     rng = np.random.default_rng(iterations)
-    x = np.ascontiguousarray(rng.uniform(0, 1, (5, 40, iterations)) ** 3)
-    drawn = rng.integers(0, 5, size=4)
-    best, sd = rng.uniform(0.5, 1, 5), rng.uniform(0.01, 0.3, 5)
-    idx = rng.integers(0, iterations, size=(4, 40, iterations))
-    want = numpy_only(euroeval_2026._drawn_terms, x, idx.copy(), drawn, best, sd)
-    assert np.array_equal(euroeval_2026._drawn_terms(x, idx, drawn, best, sd), want)
+    x = rng.uniform(0, 1, (7, 50, iterations)) ** 3
+    x[rng.random(x.shape) < missing] = np.nan
+    x[:, :, 0] = rng.uniform(0, 1, (7, 50))
+    x = np.ascontiguousarray(np.sort(x, axis=2))
+    counts = (~np.isnan(x)).sum(axis=2)
+    members = [np.array([0, 3, 5]), np.array([1]), np.array([2, 4, 6, 1])]
+    best, sd = rng.uniform(0.5, 1, 7), rng.uniform(0.01, 0.3, 7)
+    ours, numpys = np.random.default_rng(5), np.random.default_rng(5)
+    if odd:
+        ours.integers(0, 7, dtype=np.int32), numpys.integers(0, 7, dtype=np.int32)
+    got = kernels.bootstrap_draws(x, counts, members, best, sd, 9, ours)
+    want = euroeval_2026._bootstrap_numpy(x, counts, members, best, sd, 9, numpys)
+    assert np.array_equal(got, want)
+    assert ours.bit_generator.state == numpys.bit_generator.state
+    assert np.array_equal(ours.integers(0, 1000, size=9), numpys.integers(0, 1000, size=9))
+
+
+def test_bootstrap_draws_leave_other_generators_to_numpy():
+    x = np.zeros((1, 2, 3))
+    rng = np.random.Generator(np.random.Philox(1))
+    assert kernels.bootstrap_draws(x, np.full((1, 2), 3), [np.array([0])], np.ones(1), np.ones(1), 2, rng) is None
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_resampled_moments_are_numpys(numpy_only, seed):
+    """The 2024 bootstrap's means and variances of every iteration of a present entry:
+    absent entries, a constant entry (variance 0 or a rounding below it) and one iteration."""
+    rng = np.random.default_rng(seed)
+    d, b, n, i = 3, 5, 60, 10 if seed else 1
+    x = rng.uniform(0, 1, (d, n, i))
+    x[:, 3] = 0.3
+    count0 = np.full((d, n), i)
+    count0[:, 7] = 0
+    x[:, 7] = np.nan
+    mean0, var0 = x.mean(axis=2), np.zeros((d, n))  # NaN for the absent entry
+    mu0 = np.where(count0 > 0, mean0, 0.0)
+    valid = ~np.isnan(x)
+    centred = np.where(valid, x - mu0[..., None], 0.0).transpose(0, 2, 1)
+    w = rng.multinomial(i, np.ones(i) / i, size=(d, b)).astype(float)
+    outs = [(np.empty((d, b, n), np.float32), np.empty((d, b, n), np.float32)) for _ in range(2)]
+    args = (w, centred, centred * centred, mu0, mean0, var0, count0, valid, i)
+    numpy_only(euroeval_2024._moments, *args, *outs[0], None)
+    euroeval_2024._moments(*args, *outs[1], None)
+    for want, got in zip(*outs):
+        assert np.array_equal(got, want, equal_nan=True)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_task_means_are_numpys(numpy_only, seed):
+    """The 2024 bootstrap's task means of a chunk: unranked entries (inf) and tasks of one
+    and of many datasets."""
+    rng = np.random.default_rng(seed)
+    d, b, n = 9, 6, 70
+    rs = (1 + rng.uniform(0, 3, (d, b, n))).astype(np.float32)
+    rs[rng.random(rs.shape) < 0.05] = np.inf
+    perm = np.argsort(rng.random((d, n)), axis=1)
+    picks = [rng.integers(0, d, size=(b, k)) for k in (1, 4, 9)]
+    want, got = rng.uniform(0, 2, (b, n)), np.empty((b, n))
+    got[...] = want
+    numpy_only(euroeval_2024._task_means, rs, perm, picks, want)
+    euroeval_2024._task_means(rs, perm, picks, got)
+    assert np.array_equal(got, want)
 
 
 def _board(rng, entries, datasets, iterations, missing):
@@ -121,3 +207,6 @@ def test_pair_statistics_and_their_comparisons_are_numpys(numpy_only, seed):
             for crit in (2.2, c):
                 want = numpy_only(above, crit, back=back)
                 assert np.array_equal(above(crit, back=back), want)
+        both = [(2.2, False), (c, False), (c, True), (c[::-1], True)]  # in one pass, as the stepdown asks
+        for got, want in zip(above.many(both), numpy_only(above.many, both), strict=True):
+            assert np.array_equal(got, want)

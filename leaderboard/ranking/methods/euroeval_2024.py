@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from leaderboard.ranking import kernels
 from leaderboard.ranking.contrast import (
     Contrast,
     board_contrast,
@@ -82,14 +83,26 @@ def _bootstrap_language_scores(
         rs = _resampled_dataset_rank_scores(
             w[:, r0:r1], centred, mu0, mean0, var0, count0, valid, i, ragged, alpha
         )  # (D, b', N), entries in each dataset's point-estimate order
-        rs_bdn = np.empty((r1 - r0, d, n))
-        for k in range(d):
-            rs_bdn[:, k, perm[k]] = rs[k]
-        del rs
-        rows = np.arange(r1 - r0)[:, None]
-        for pick in picks:
-            lang[r0:r1] += rs_bdn[rows, pick[r0:r1]].mean(axis=1)
+        _task_means(rs, perm, [pick[r0:r1] for pick in picks], lang[r0:r1])
     return lang / len(tasks)
+
+
+def _task_means(rs: np.ndarray, perm: np.ndarray, picks: list[np.ndarray], lang: np.ndarray) -> None:
+    """``lang[r] +=`` each task's mean of its drawn datasets' rank scores ``rs`` ``(D, B, N)``
+    (dataset k's entries in the order ``perm[k]``), task by task (in C where it is built:
+    the same sums)."""
+    d, b, n = rs.shape
+    if kernels.AVAILABLE and rs.dtype == np.float32:
+        inv = np.empty((d, n), dtype=np.int32)
+        np.put_along_axis(inv, perm, np.arange(n, dtype=np.int32)[None, :], axis=1)
+        kernels.task_means(rs, inv, picks, lang)
+        return
+    rs_bdn = np.empty((b, d, n))
+    for k in range(d):
+        rs_bdn[:, k, perm[k]] = rs[k]
+    rows = np.arange(b)[:, None]
+    for pick in picks:
+        lang += rs_bdn[rows, pick].mean(axis=1)
 
 
 _LANES_PER_CHUNK = 1500
@@ -120,7 +133,7 @@ def _resampled_dataset_rank_scores(w, centred, mu0, mean0, var0, count0, valid, 
     return rs.reshape(d, b, n)
 
 
-_MOMENT_VALUES = 1 << 16  # resampled values per block of datasets
+_MOMENT_VALUES = 1 << 18  # resampled values per block of datasets
 
 
 def _moments(w, centred, squares, mu0, mean0, var0, count0, valid, i, m_out, var_out, cnt_out) -> None:
@@ -134,6 +147,18 @@ def _moments(w, centred, squares, mu0, mean0, var0, count0, valid, i, m_out, var
         cnt = np.matmul(w, valid.astype(float).transpose(0, 2, 1))
     else:
         cnt = np.where(count0 > 0, float(i), 0.0)[:, None, :]  # (D', 1, N)
+    if not ragged and kernels.AVAILABLE and m_out.flags.c_contiguous and var_out.flags.c_contiguous:
+        kernels.moments(s1, s2, cnt[:, 0, :], mu0, m_out, var_out)  # the same operations, one pass
+    else:
+        _finish_moments(s1, s2, cnt, mu0, mean0, var0, count0, m_out, var_out, cnt_out)
+    absent = count0[:, None, :] == 0
+    if absent.any():
+        np.copyto(m_out, np.nan, where=absent)
+
+
+def _finish_moments(s1, s2, cnt, mu0, mean0, var0, count0, m_out, var_out, cnt_out) -> None:
+    """The moments from the sums ``s1``, ``s2`` and counts (see :func:`_moments`)."""
+    ragged = cnt_out is not None
     with np.errstate(invalid="ignore", divide="ignore"):
         m = np.add(mu0[:, None, :], s1 / cnt, out=None if ragged else m_out, casting="same_kind")
         s1 *= s1
@@ -146,9 +171,6 @@ def _moments(w, centred, squares, mu0, mean0, var0, count0, valid, i, m_out, var
         m_out[...] = np.where(lost, mean0[:, None, :], m)
         var_out[...] = np.where(lost, var0[:, None, :], np.where(cnt > 1, var, np.nan))
         cnt_out[...] = np.where(lost, count0[:, None, :], cnt)
-    absent = count0[:, None, :] == 0
-    if absent.any():
-        np.copyto(m_out, np.nan, where=absent)
 
 
 def percentile_interval(

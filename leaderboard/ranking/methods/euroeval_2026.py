@@ -82,11 +82,21 @@ def bootstrap_scores(
     members = [np.flatnonzero(tix == k) for k in range(len(tasks))]
     task_point = np.stack([point[m].mean(axis=0) for m in members])
     rng = np.random.default_rng(seed)
+    reps = kernels.bootstrap_draws(x, counts, members, best, sd, replicates, rng) if kernels.AVAILABLE else None
+    if reps is None:
+        reps = _bootstrap_numpy(x, counts, members, best, sd, replicates, rng)
+    return point, task_point, reps
+
+
+def _bootstrap_numpy(x, counts, members, best, sd, replicates: int, rng: np.random.Generator) -> np.ndarray:
+    """``(B, P)`` replicates: per task the datasets drawn with replacement, per drawn dataset
+    each entry's iteration indices (``counts`` of them), task terms averaged."""
     reps = np.empty((replicates, x.shape[1]))
     # Every entry has every iteration on a board without gaps: one scalar bound draws the
     # same stream as the per-entry bounds, four times faster (tests/ranking pins the numbers).
     same = counts.size and bool((counts == counts.flat[0]).all())
-    compiled = kernels.AVAILABLE
+    flat_x = x.reshape(-1)  # a view
+    _, entries, iterations = x.shape
     for b in range(replicates):
         total = np.zeros(x.shape[1])
         for m in members:
@@ -94,23 +104,12 @@ def bootstrap_scores(
             # One call draws every drawn dataset's iteration indices: the same stream as one
             # call per dataset, in one vector operation.
             high = int(counts.flat[0]) if same else counts[drawn][:, :, None]
-            # int32 draws are the int64 draws (both take 32 bits of the stream per index)
-            idx = rng.integers(0, high, size=(drawn.size, *x.shape[1:]), dtype=np.int32 if compiled else np.int64)
-            total += _drawn_terms(x, idx, drawn, best, sd) / m.size
+            idx = rng.integers(0, high, size=(drawn.size, *x.shape[1:]))
+            idx += (np.arange(entries) * iterations)[None, :, None] + (drawn * (entries * iterations))[:, None, None]
+            means = flat_x.take(idx).mean(axis=2)  # (k, P): each drawn dataset's resampled means
+            total += (1 + (best[drawn][:, None] - means) / sd[drawn][:, None]).sum(axis=0) / m.size
         reps[b] = total / len(members)
-    return point, task_point, reps
-
-
-def _drawn_terms(x: np.ndarray, idx: np.ndarray, drawn: np.ndarray, best: np.ndarray, sd: np.ndarray) -> np.ndarray:
-    """``(P,)``: the sum over the drawn datasets of ``1 + (best − m) / sd``, m an entry's mean
-    of its iteration scores ``x[d, e, idx[., e, :]]`` (``x`` C-contiguous; in C where it is
-    built: the same sums)."""
-    flat_x = x.reshape(-1)  # a view
-    if kernels.AVAILABLE:
-        return kernels.dataset_terms(flat_x, idx, drawn, best, sd, x.shape[1], x.shape[2])
-    idx += (np.arange(x.shape[1]) * x.shape[2])[None, :, None] + (drawn * (x.shape[1] * x.shape[2]))[:, None, None]
-    means = flat_x.take(idx).mean(axis=2)  # (k, P): each drawn dataset's resampled means
-    return (1 + (best[drawn][:, None] - means) / sd[drawn][:, None]).sum(axis=0)
+    return reps
 
 
 def tie_ranks(medians: np.ndarray, reps: np.ndarray) -> np.ndarray:
