@@ -49,59 +49,6 @@ def run_of(submission):
     return ExamRun.objects.filter(submission=submission).first()
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(1100)  # two tiny models write, answer and grade a real exam on a loaded CPU
-def test_a_submission_that_opts_in_is_examined_on_the_gpu_queue(
-    worker, one_danish_dataset, small_exams, known_seed, empty_gpu_queue, client
-):
-    Examiner.objects.create(model_id=GEMMA, backend="transformers", languages=["da"])
-    page = client.post(
-        "/submit/", {"model_id": SMOL, "revision": "main", "few_shot": "few", "languages": ["da"], "examine": "on"}
-    )
-    assert page.status_code == 302
-    submission = Submission.objects.get()
-    assert submission.examine
-    run = run_of(submission)
-    assert run.language == "da" and run.round == 1 and run.status == ExamRunStatus.PENDING
-    assert run.seed == KNOWN_SEED
-    assert [e["model"] for e in run.examinees] == [SMOL, GEMMA]
-    assert {e["model"] for e in run.examiners} == {GEMMA, SMOL}  # peer examination
-    wait_for(
-        lambda: ExamRun.objects.get(pk=run.pk).status in (ExamRunStatus.FINISHED, ExamRunStatus.FAILED),
-        900,  # questions not in Danish are written again: longer than before the language check
-        "the exam run to finish",
-        worker,
-    )
-    run.refresh_from_db()
-    assert run.status == ExamRunStatus.FINISHED, run.failure_reason + run.log_excerpt[-2000:]
-    assert run.attempts == 1 and run.started_at and run.finished_at
-    exam = Exam.objects.get(run=run)
-    assert exam.language == "da" and exam.round == 1
-    results = {r.examinee: r for r in ExamResult.objects.filter(exam=exam)}
-    assert set(results) == {SMOL, GEMMA}
-    # questions not in Danish (the 135M/270M examiners' usual lapse) are written again, then
-    # dropped and counted (evaluation/examiner/language_check.py); every examinee answers the rest
-    kept = list(exam.questions.filter(depth=0).values_list("examiner", flat=True))
-    assert kept, exam.cost.get("dropped_questions")
-    for result in results.values():
-        # an examinee answers every kept question written by the other examiner
-        others = sum(1 for examiner in kept if examiner != result.examinee)
-        assert result.summary["questions"] == others, (result.examinee, kept, exam.cost.get("dropped_questions"))
-        if result.summary["overall_ci"]:  # graded by the other examiner on a kept question
-            low, high = result.summary["overall_ci"]
-            assert low <= result.overall <= high
-    # never examined by itself: each is graded by the other only
-    for question in exam.questions.filter(depth=0):
-        for answer in question.answers.filter(counted=True):
-            assert answer.examinee != question.examiner
-    detail = BeautifulSoup(client.get(f"/submissions/{submission.pk}/").content, "html.parser")
-    assert detail.select_one('#exam-runs tr[data-status="FINISHED"]') is not None
-    queue = BeautifulSoup(client.get("/queue/").content, "html.parser")
-    assert queue.select_one('#queue-exams tr[data-status="FINISHED"] a[href="/examiner/da/?round=1"]') is not None
-    board = BeautifulSoup(client.get("/examiner/da/").content, "html.parser")
-    assert {r["data-model"] for r in board.select("#examiner-board tr.examinee")} == {SMOL, GEMMA}
-
-
 def test_languages_without_examiners_or_taxonomy_are_noted_and_refused(one_danish_dataset, empty_gpu_queue, client):
     page = client.post(
         "/submit/", {"model_id": SMOL, "revision": "main", "few_shot": "few", "languages": ["da"], "examine": "on"}
@@ -257,3 +204,59 @@ def test_cancelling_a_run_or_its_submission_stops_it_and_ignores_its_worker(one_
     assert lifecycle.cancel(outcome.submission)
     mine.refresh_from_db()
     assert mine.status == ExamRunStatus.CANCELLED and mine.failure_reason == "Cancelled with its submission."
+
+
+# Last in the module: its real workers (the module-scoped ``worker`` fixture) live until the
+# module ends, and a live ``gpu`` worker takes what the other tests queue (a run they mark
+# silent would then beat again).
+@pytest.mark.slow
+@pytest.mark.timeout(1100)  # two tiny models write, answer and grade a real exam on a loaded CPU
+def test_a_submission_that_opts_in_is_examined_on_the_gpu_queue(
+    worker, one_danish_dataset, small_exams, known_seed, empty_gpu_queue, client
+):
+    Examiner.objects.create(model_id=GEMMA, backend="transformers", languages=["da"])
+    page = client.post(
+        "/submit/", {"model_id": SMOL, "revision": "main", "few_shot": "few", "languages": ["da"], "examine": "on"}
+    )
+    assert page.status_code == 302
+    submission = Submission.objects.get()
+    assert submission.examine
+    run = run_of(submission)
+    assert run.language == "da" and run.round == 1 and run.status == ExamRunStatus.PENDING
+    assert run.seed == KNOWN_SEED
+    assert [e["model"] for e in run.examinees] == [SMOL, GEMMA]
+    assert {e["model"] for e in run.examiners} == {GEMMA, SMOL}  # peer examination
+    wait_for(
+        lambda: ExamRun.objects.get(pk=run.pk).status in (ExamRunStatus.FINISHED, ExamRunStatus.FAILED),
+        900,  # questions not in Danish are written again: longer than before the language check
+        "the exam run to finish",
+        worker,
+    )
+    run.refresh_from_db()
+    assert run.status == ExamRunStatus.FINISHED, run.failure_reason + run.log_excerpt[-2000:]
+    assert run.attempts == 1 and run.started_at and run.finished_at
+    exam = Exam.objects.get(run=run)
+    assert exam.language == "da" and exam.round == 1
+    results = {r.examinee: r for r in ExamResult.objects.filter(exam=exam)}
+    assert set(results) == {SMOL, GEMMA}
+    # questions not in Danish (the 135M/270M examiners' usual lapse) are written again, then
+    # dropped and counted (evaluation/examiner/language_check.py); every examinee answers the rest
+    kept = list(exam.questions.filter(depth=0).values_list("examiner", flat=True))
+    assert kept, exam.cost.get("dropped_questions")
+    for result in results.values():
+        # an examinee answers every kept question written by the other examiner
+        others = sum(1 for examiner in kept if examiner != result.examinee)
+        assert result.summary["questions"] == others, (result.examinee, kept, exam.cost.get("dropped_questions"))
+        if result.summary["overall_ci"]:  # graded by the other examiner on a kept question
+            low, high = result.summary["overall_ci"]
+            assert low <= result.overall <= high
+    # never examined by itself: each is graded by the other only
+    for question in exam.questions.filter(depth=0):
+        for answer in question.answers.filter(counted=True):
+            assert answer.examinee != question.examiner
+    detail = BeautifulSoup(client.get(f"/submissions/{submission.pk}/").content, "html.parser")
+    assert detail.select_one('#exam-runs tr[data-status="FINISHED"]') is not None
+    queue = BeautifulSoup(client.get("/queue/").content, "html.parser")
+    assert queue.select_one('#queue-exams tr[data-status="FINISHED"] a[href="/examiner/da/?round=1"]') is not None
+    board = BeautifulSoup(client.get("/examiner/da/").content, "html.parser")
+    assert {r["data-model"] for r in board.select("#examiner-board tr.examinee")} == {SMOL, GEMMA}
