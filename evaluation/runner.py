@@ -32,7 +32,7 @@ from evaluation.cache import OutputCache, prompt_key
 from evaluation.datasets import SPLITS, LoadedDataset, load_dataset
 from evaluation.errors import DatasetNotFound, EvaluationError, InvalidDataset
 from evaluation.examples import build_examples, write_examples
-from evaluation.intrinsic import TEXTS, intrinsic_evidence
+from evaluation.intrinsic import budget, intrinsic_evidence
 from evaluation.measurement import DatasetMeter, MeteredBackend, can_measure
 from evaluation.metrics import compute_task_metrics, totals
 from evaluation.models import ModelInfo, local_weights, resolve_model
@@ -367,14 +367,14 @@ def _iteration_predictions(
 
 
 def _add_intrinsic(record: dict, model, backend: Backend, info: ModelInfo, fmt: TaskFormat, rows, train) -> None:
-    """Bits per byte and the membership probe (evaluation/intrinsic.py), when the model can
-    score tokens."""
+    """Bits per byte and the membership probe (evaluation/intrinsic.py) within the deployment's budget."""
     scorer = getattr(model, "token_logprobs", None)
     if scorer is None:
         return
-    documents = [fmt.document(r) for r in rows[:TEXTS]], [fmt.document(r) for r in train[:TEXTS]]
+    texts, chars = budget()
+    documents = [fmt.document(r) for r in rows[:texts]], [fmt.document(r) for r in train[:texts]]
     weights = (info.model_id, info.commit_sha, backend.name, str(getattr(backend, "dtype", "")))
-    record.update(intrinsic_evidence(scorer, *documents, weights=weights))
+    record.update(intrinsic_evidence(scorer, *documents, weights=weights, texts=texts, chars=chars))
 
 
 def chunk_order(per_row: dict[int, dict]) -> list[int]:
