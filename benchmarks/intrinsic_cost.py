@@ -3,17 +3,19 @@ evaluation, what their budget costs in precision, and the engine's time against 
 
 Not a test: run by hand, numbers go to BENCHMARKS.md.
 
-    .venv/bin/python benchmarks/intrinsic_cost.py [--limit 48] [--datasets a b] [--model M] [--repeat 3]
-        [--against-full]
+    .venv/bin/python benchmarks/intrinsic_cost.py [--limit 48] [--datasets a b] [--model M]
+        [--iterations 1] [--repeat 3] [--against-full]
 
-Per dataset, one few-shot iteration of ``evaluate_dataset`` on the first LIMIT test rows (as
-``benchmarks/harness_compare.py`` runs ours), timed with the intrinsic measures off, on (the
-deployment's budget, ``evaluation.intrinsic.budget``: an empty evidence store) and on again
-(the evidence reused): after a warm-up run, REPEAT rounds of the three, medians in wall and
-in CPU seconds of the process (on a shared machine the CPU seconds are the steadier). Then
-the measures alone at that budget and at the budget before it
-(32 documents per split of 600 characters), each with bits per byte and the probe's AUC and
-their standard errors from the real per-document values. ``--against-full`` also compares
+Per dataset, ITERATIONS few-shot iterations of ``evaluate_dataset`` on the first LIMIT test
+rows (one: as ``benchmarks/harness_compare.py`` runs ours; ``--limit 32 --iterations 3``: the
+demo protocol), timed with the intrinsic measures off, on (the budget for the rows it
+scored, ``evaluation.intrinsic.budget``: an empty evidence store) and on again (the evidence
+reused): after a warm-up run, REPEAT rounds of the three, medians in wall and in CPU seconds
+of the process (on a shared machine the CPU seconds of one thread, ``OMP_NUM_THREADS=1``, are
+the steadier: two threads spin while they wait for a core). Then the measures alone at that
+budget and at the budget before it (32 documents per split of 600 characters), each with
+bits per byte and the probe's AUC and their standard errors from the real per-document
+values. ``--against-full`` also compares
 ``token_logprobs`` with one full-vocabulary log-softmax pass per document (the way before).
 
 Lower bound for this engine, which computes a few-shot prefix's KV cache once and then only
@@ -146,7 +148,7 @@ def timed(fn, *args):
     return result, time.perf_counter() - wall, time.process_time() - cpu
 
 
-def evaluations(backend, info, dataset, limit, repeat):
+def evaluations(backend, info, dataset, args):
     """Median (wall, CPU) seconds of the evaluation with the measures off, on (an empty
     evidence store) and on again (reused), over ``repeat`` rounds after one unmeasured
     warm-up run; its record and the backend calls of one run. Each run starts without the
@@ -155,15 +157,19 @@ def evaluations(backend, info, dataset, limit, repeat):
     runs: dict = {}
     calls: list = []
     record: dict = {}
-    for intrinsic in ["warm-up"] + [False, True, "again"] * repeat:
+    for intrinsic in ["warm-up"] + [False, True, "again"] * args.repeat:
         if intrinsic is True:
             os.environ["GLOSSA_INTRINSIC_CACHE"] = tempfile.mkdtemp(prefix="intrinsic-")
         backend.calls, backend._prefix_cache = [], None
-        settings = EvaluationSettings(iterations=1, limit=limit, intrinsic=intrinsic in (True, "again"))
+        settings = EvaluationSettings(
+            iterations=args.iterations, limit=args.limit, intrinsic=intrinsic in (True, "again")
+        )
         (record, _, _), wall, cpu = timed(evaluate_dataset, backend, info, dataset, settings)
         runs.setdefault(intrinsic, []).append((wall, cpu))
         calls = calls or list(backend.calls)
     timings = {key: tuple(statistics.median(t[i] for t in got) for i in (0, 1)) for key, got in runs.items()}
+    rounds = "; ".join(f"{key}: " + ", ".join(f"{w:.1f}/{c:.1f}" for w, c in got) for key, got in runs.items())
+    print(f"  each run, wall/CPU s: {rounds}", flush=True)
     return timings, record, calls
 
 
@@ -181,6 +187,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=48)
     parser.add_argument("--model", default="google/gemma-3-270m")
     parser.add_argument("--datasets", nargs="+", default=["tweeteval-sentiment-en", "hellaswag-en"])
+    parser.add_argument("--iterations", type=int, default=1, help="3 with --limit 32: the demo protocol")
     parser.add_argument("--repeat", type=int, default=3, help="rounds of the three evaluations (medians shown)")
     parser.add_argument("--against-full", action="store_true", help="also time the full-vocabulary pass")
     args = parser.parse_args()
@@ -188,13 +195,14 @@ def main() -> None:
     info = resolve_model(args.model)
     backend = Recording(local_weights(info))
     load = time.perf_counter() - start
-    print(f"{args.model} ({backend.dtype}), load {load:.1f} s; budget {budget()}; load average {_load()}")
+    print(f"{args.model} ({backend.dtype}), load {load:.1f} s; load average {_load()}")
     for name in args.datasets:
         dataset = load_dataset(name)
-        timings, record, calls = evaluations(backend, info, dataset, args.limit, args.repeat)
+        timings, record, calls = evaluations(backend, info, dataset, args)
+        scored = len({p for prompts, _ in calls for p in prompts})  # each iteration's distinct rows
         print(f"{name}: {_ratios(timings)}; load average {_load()}", flush=True)
         fmt = TaskFormat(record["task"], dataset.info.languages[0], dataset.info.labels)
-        for limits in (budget(), BEFORE):
+        for limits in (budget(scored), BEFORE):
             print(f"  the measures alone at {at_budget(backend, dataset, fmt, args.limit, limits)}", flush=True)
         if args.against_full:
             test, train = documents(dataset, fmt, args.limit, *BEFORE)

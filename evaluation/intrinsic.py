@@ -18,10 +18,10 @@ out (paraphrased leaks do not show): a flag to look closer, never a change to th
 **Cost, budget and reuse.** Both measures need each document token's probability over the
 whole vocabulary: the output layer at every position, which on a small model with a large
 vocabulary (Gemma-3-270M: 262k tokens) costs more than the rest of the model. So they
-score a fixed budget, ``GLOSSA_INTRINSIC_TEXTS`` documents per split (default ``TEXTS``),
-each cut to ``GLOSSA_INTRINSIC_CHARS`` characters (default ``MAX_CHARS``): the same
-documents for every model, whatever its tokenizer. The record says the budget
-(``max_texts``, ``max_chars``), since numbers on other documents do not compare. They depend
+score a budget in proportion to the evaluation's own work (:func:`budget`): a document per
+split for every 16 rows the evaluation scored, 2 to 32, each cut to 300 characters. It is
+the same for every model evaluated under one protocol, whatever its tokenizer; the record
+says it (``max_texts``, ``max_chars``), since numbers on other documents do not compare. They depend
 only on the weights, the dtype and the documents, not on the evaluation's settings
 (few-shot or not, split, iterations), so the evidence is kept per (model, commit, backend,
 dtype, documents) in ``GLOSSA_INTRINSIC_CACHE`` (default ``~/.cache/glossa/intrinsic``) and
@@ -39,29 +39,39 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-TEXTS = 8  # documents per split at most: the first evaluated test rows, as many train rows
+SHARE = 1 / 16  # documents per split for each row the evaluation scores (its iterations' distinct rows)
+MIN_TEXTS, TEXTS = 2, 32  # documents per split at least (the probe's minimum) and at most
 MAX_CHARS = 300  # each document's first characters
-TEXTS_ENV, CHARS_ENV = "GLOSSA_INTRINSIC_TEXTS", "GLOSSA_INTRINSIC_CHARS"  # the deployment's budget
+SHARE_ENV, TEXTS_ENV, CHARS_ENV = "GLOSSA_INTRINSIC_SHARE", "GLOSSA_INTRINSIC_TEXTS", "GLOSSA_INTRINSIC_CHARS"
 MIN_K = 0.2
 FLAG_AUC = 0.6  # the probe's flag: test texts more familiar than train texts in 60% of pairs
 CACHE_ENV = "GLOSSA_INTRINSIC_CACHE"
 EVIDENCE_VERSION = 2  # part of the reuse key: raise it when what the evidence holds changes
 
 
-def budget() -> tuple[int, int]:
-    """Documents per split and characters per document the measures score: ``GLOSSA_INTRINSIC_TEXTS``
-    and ``GLOSSA_INTRINSIC_CHARS`` when set (whole numbers of at least 2 and 1), else ``TEXTS`` and
-    ``MAX_CHARS``."""
-    values = []
-    for env, default, least in ((TEXTS_ENV, TEXTS, 2), (CHARS_ENV, MAX_CHARS, 1)):
-        raw = os.environ.get(env, "").strip()
-        if not raw:
-            values.append(default)
-        elif not raw.isdigit() or int(raw) < least:
-            raise ValueError(f"{env} must be a whole number of at least {least}, not {raw!r}")
-        else:
-            values.append(int(raw))
-    return values[0], values[1]
+def budget(scored_rows: int) -> tuple[int, int]:
+    """Documents per split and characters per document the measures score after an
+    evaluation that scored ``scored_rows`` rows (counted once per iteration): ``SHARE`` of
+    them, at least ``MIN_TEXTS``, at most ``TEXTS``, each cut to ``MAX_CHARS`` characters;
+    the deployment's ``GLOSSA_INTRINSIC_SHARE``, ``GLOSSA_INTRINSIC_TEXTS`` and
+    ``GLOSSA_INTRINSIC_CHARS`` replace the three."""
+    share = _setting(SHARE_ENV, SHARE, float, 0.0)
+    most = int(_setting(TEXTS_ENV, TEXTS, int, MIN_TEXTS))
+    chars = int(_setting(CHARS_ENV, MAX_CHARS, int, 1))
+    return min(most, max(MIN_TEXTS, int(share * scored_rows))), chars
+
+
+def _setting(env: str, default: float, kind: type, least: float) -> float:
+    raw = os.environ.get(env, "").strip()
+    if not raw:
+        return default
+    try:
+        value = kind(raw)
+    except ValueError:
+        value = None
+    if value is None or not math.isfinite(value) or value < least:
+        raise ValueError(f"{env} must be a {kind.__name__} of at least {least}, not {raw!r}")
+    return value
 
 
 def min_k_prob(logprobs: Sequence[float], k: float = MIN_K) -> float:

@@ -96,29 +96,34 @@ def test_the_budget_scores_the_first_documents_cut_short():
         return [[-1.0] * len(t) for t in texts]
 
     tests, trains = [f"test {k} " * 100 for k in range(40)], [f"train {k} " * 100 for k in range(40)]
-    evidence = intrinsic_evidence(scorer, tests, trains)  # the defaults: 8 documents of 300 characters a split
-    assert seen == [[t[:300] for t in tests[:8]], [t[:300] for t in trains[:8]]]
-    assert evidence["intrinsic"]["texts"] == 8 and evidence["intrinsic"]["bytes"] == 8 * 300
-    assert evidence["contamination"]["n_test"] == evidence["contamination"]["n_train"] == 8
+    texts, chars = budget(48)  # 48 rows scored: 3 documents a split of 300 characters
+    evidence = intrinsic_evidence(scorer, tests, trains, texts=texts, chars=chars)
+    assert seen == [[t[:300] for t in tests[:3]], [t[:300] for t in trains[:3]]]
+    assert evidence["intrinsic"]["texts"] == 3 and evidence["intrinsic"]["bytes"] == 3 * 300
+    assert evidence["contamination"]["n_test"] == evidence["contamination"]["n_train"] == 3
     seen.clear()
     wider = intrinsic_evidence(scorer, tests, trains, texts=32, chars=600)  # the budget before the setting
     assert [len(s) for s in seen] == [32, 32] and {len(t) for t in seen[0]} == {600}
     assert (wider["intrinsic"]["max_texts"], wider["intrinsic"]["max_chars"]) == (32, 600)
 
 
-def test_the_budget_is_a_deployment_setting(monkeypatch):
-    from evaluation.intrinsic import CHARS_ENV, TEXTS_ENV
+def test_the_budget_follows_the_evaluations_work_within_bounds(monkeypatch):
+    from evaluation.intrinsic import CHARS_ENV, SHARE_ENV, TEXTS_ENV
 
-    monkeypatch.delenv(TEXTS_ENV, raising=False)
-    monkeypatch.delenv(CHARS_ENV, raising=False)
-    assert budget() == (8, 300)
-    monkeypatch.setenv(TEXTS_ENV, "32")
+    for env in (SHARE_ENV, TEXTS_ENV, CHARS_ENV):
+        monkeypatch.delenv(env, raising=False)
+    # a document per split for every 16 rows scored, 2 to 32 of them, 300 characters each
+    assert [budget(rows) for rows in (0, 4, 32, 61, 160, 512, 20_480)] == [
+        (2, 300), (2, 300), (2, 300), (3, 300), (10, 300), (32, 300), (32, 300),
+    ]  # fmt: skip
+    monkeypatch.setenv(SHARE_ENV, "0.5")
+    monkeypatch.setenv(TEXTS_ENV, "8")
     monkeypatch.setenv(CHARS_ENV, " 600 ")
-    assert budget() == (32, 600)
-    for env, value in ((TEXTS_ENV, "1"), (TEXTS_ENV, "many"), (CHARS_ENV, "0"), (CHARS_ENV, "-5")):
+    assert budget(10) == (5, 600) and budget(100) == (8, 600)
+    for env, value in ((SHARE_ENV, "-1"), (SHARE_ENV, "nan"), (TEXTS_ENV, "1"), (TEXTS_ENV, "many"), (CHARS_ENV, "0")):
         monkeypatch.setenv(env, value)
         with pytest.raises(ValueError, match=env):
-            budget()
+            budget(10)
         monkeypatch.setenv(env, "9")
 
 
