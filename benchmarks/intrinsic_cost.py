@@ -4,7 +4,7 @@ evaluation, what their budget costs in precision, and the engine's time against 
 Not a test: run by hand, numbers go to BENCHMARKS.md.
 
     .venv/bin/python benchmarks/intrinsic_cost.py [--limit 48] [--datasets a b] [--model M]
-        [--iterations 1] [--repeat 3] [--against-full]
+        [--iterations 1] [--repeat 3] [--against-full] [--precision]
 
 Per dataset, ITERATIONS few-shot iterations of ``evaluate_dataset`` on the first LIMIT test
 rows (one: as ``benchmarks/harness_compare.py`` runs ours; ``--limit 32 --iterations 3``: the
@@ -16,7 +16,9 @@ the steadier: two threads spin while they wait for a core). Then the measures al
 budget and at the budget before it (32 documents per split of 600 characters), each with
 bits per byte and the probe's AUC and their standard errors from the real per-document
 values. ``--against-full`` also compares
-``token_logprobs`` with one full-vocabulary log-softmax pass per document (the way before).
+``token_logprobs`` with one full-vocabulary log-softmax pass per document (the way before);
+``--precision`` prints only bits per byte and the AUC with their standard errors on the
+first 2, 3, 4, 8, 16 and 32 documents a split (300 characters each).
 
 Lower bound for this engine, which computes a few-shot prefix's KV cache once and then only
 the prompts' suffixes: one forward pass over each distinct shared prefix plus batched passes
@@ -42,7 +44,7 @@ from evaluation.datasets import load_dataset  # noqa: E402
 from evaluation.intrinsic import budget, intrinsic_scores, membership_probe  # noqa: E402
 from evaluation.models import local_weights, resolve_model  # noqa: E402
 from evaluation.prompts import TaskFormat  # noqa: E402
-from evaluation.runner import EvaluationSettings, evaluate_dataset  # noqa: E402
+from evaluation.runner import EvaluationSettings, engine_task, evaluate_dataset  # noqa: E402
 
 BEFORE = (32, 600)  # the budget before it was a setting: documents per split, characters each
 
@@ -129,6 +131,21 @@ def at_budget(backend, dataset, fmt, limit, limits):
     )
 
 
+def precision(backend, dataset, fmt, limit):
+    """Bits per byte and the probe's AUC with their standard errors on the first n of 32
+    documents a split (300 characters), for n from 2 to 32: one scoring, real values."""
+    test, train = documents(dataset, fmt, limit, 32, 300)  # the first 48 test rows hold 32 documents
+    test_lp, train_lp = backend.token_logprobs(test), backend.token_logprobs(train)
+    rows = []
+    for n in (2, 3, 4, 8, 16, 32):
+        scores, probe = intrinsic_scores(test[:n], test_lp[:n]), membership_probe(test_lp[:n], train_lp[:n])
+        rows.append(
+            f"{n}: {scores['bits_per_byte']:.3f} ± {scores['bits_per_byte_se']:.3f}, "
+            f"AUC {probe['auc']:.2f} ± {probe['auc_se']:.2f} (p {probe['p_value']:.2g})"
+        )
+    return "; ".join(rows)
+
+
 def against_full(backend, docs):
     """``token_logprobs`` against one full-vocabulary pass per document: both times and the largest difference."""
     t0 = time.perf_counter()
@@ -190,6 +207,7 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=1, help="3 with --limit 32: the demo protocol")
     parser.add_argument("--repeat", type=int, default=3, help="rounds of the three evaluations (medians shown)")
     parser.add_argument("--against-full", action="store_true", help="also time the full-vocabulary pass")
+    parser.add_argument("--precision", action="store_true", help="only the standard errors for 2 to 32 documents")
     args = parser.parse_args()
     start = time.perf_counter()
     info = resolve_model(args.model)
@@ -198,6 +216,10 @@ def main() -> None:
     print(f"{args.model} ({backend.dtype}), load {load:.1f} s; load average {_load()}")
     for name in args.datasets:
         dataset = load_dataset(name)
+        if args.precision:
+            fmt = TaskFormat(engine_task(dataset.info.task).name, dataset.info.languages[0], dataset.info.labels)
+            print(f"{name}, documents a split: bits per byte ± SE, AUC ± SE: {precision(backend, dataset, fmt, 48)}")
+            continue
         timings, record, calls = evaluations(backend, info, dataset, args)
         scored = len({p for prompts, _ in calls for p in prompts})  # each iteration's distinct rows
         print(f"{name}: {_ratios(timings)}; load average {_load()}", flush=True)
