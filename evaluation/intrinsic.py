@@ -21,10 +21,10 @@ vocabulary (Gemma-3-270M: 262k tokens) costs more than the rest of the model. So
 score a budget in proportion to the evaluation's own work (:func:`budget`): a document per
 split for every 16 rows the evaluation scored, 2 to 32, each cut to 300 characters. It is
 the same for every model evaluated under one protocol, whatever its tokenizer; the record
-says it (``max_texts``, ``max_chars``), since numbers on other documents do not compare. They depend
-only on the weights, the dtype and the documents, not on the evaluation's settings
-(few-shot or not, split, iterations), so the evidence is kept per (model, commit, backend,
-dtype, documents) in ``GLOSSA_INTRINSIC_CACHE`` (default ``~/.cache/glossa/intrinsic``) and
+says it (``max_texts``, ``max_chars``), since numbers on other documents do not compare.
+They depend only on the weights, the dtype and the documents (on the evaluation's settings
+only through the budget), so the evidence is kept per (model, commit, backend, dtype,
+budget, documents) in ``GLOSSA_INTRINSIC_CACHE`` (default ``~/.cache/glossa/intrinsic``) and
 a later evaluation of the same weights on the same documents reads it instead of
 recomputing it. A model without a commit is never reused (its weights are not pinned).
 """
