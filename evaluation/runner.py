@@ -32,7 +32,7 @@ from evaluation.cache import OutputCache, prompt_key
 from evaluation.datasets import SPLITS, LoadedDataset, load_dataset
 from evaluation.errors import DatasetNotFound, EvaluationError, InvalidDataset
 from evaluation.examples import build_examples, write_examples
-from evaluation.intrinsic import TEXTS, intrinsic_evidence
+from evaluation.intrinsic import budget, intrinsic_evidence
 from evaluation.measurement import DatasetMeter, MeteredBackend, can_measure
 from evaluation.metrics import compute_task_metrics, totals
 from evaluation.models import ModelInfo, local_weights, resolve_model
@@ -299,7 +299,7 @@ def evaluate_dataset(
         record["structured_output_valid"] = float(np.mean(valid_flags))
     examples = build_examples(spec.kind, fmt, rows, predictions, split=eval_split)
     if settings.intrinsic:
-        _add_intrinsic(record, model, backend, info, fmt, rows, train)
+        _add_intrinsic(record, model, backend, info, fmt, (rows, train, sum(map(len, uniques))))
     record["efficiency"] = meter.finish() if meter else None  # evaluation/efficiency.py
     return record, predictions, examples
 
@@ -366,15 +366,15 @@ def _iteration_predictions(
     ]
 
 
-def _add_intrinsic(record: dict, model, backend: Backend, info: ModelInfo, fmt: TaskFormat, rows, train) -> None:
-    """Bits per byte and the membership probe (evaluation/intrinsic.py), when the model can
-    score tokens."""
-    scorer = getattr(model, "token_logprobs", None)
+def _add_intrinsic(record: dict, model, backend: Backend, info: ModelInfo, fmt: TaskFormat, work: tuple) -> None:
+    """Bits per byte and the probe (evaluation/intrinsic.py); ``work``: evaluated rows, train rows, rows scored."""
+    scorer, (rows, train, scored) = getattr(model, "token_logprobs", None), work
     if scorer is None:
         return
-    documents = [fmt.document(r) for r in rows[:TEXTS]], [fmt.document(r) for r in train[:TEXTS]]
+    texts, chars = budget(scored)
+    documents = [fmt.document(r) for r in rows[:texts]], [fmt.document(r) for r in train[:texts]]
     weights = (info.model_id, info.commit_sha, backend.name, str(getattr(backend, "dtype", "")))
-    record.update(intrinsic_evidence(scorer, *documents, weights=weights))
+    record.update(intrinsic_evidence(scorer, *documents, weights=weights, texts=texts, chars=chars))
 
 
 def chunk_order(per_row: dict[int, dict]) -> list[int]:

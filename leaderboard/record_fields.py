@@ -186,7 +186,10 @@ INTRINSIC_FIELDS = {
     "tokens": int,
     "nats": float,
     "bits_per_byte": float,
+    "bits_per_byte_se": float,
     "perplexity": float,
+    "max_texts": int,  # the budget: documents per split, characters per document
+    "max_chars": int,
 }
 CONTAMINATION_FIELDS = {
     "statistic": str,
@@ -194,6 +197,7 @@ CONTAMINATION_FIELDS = {
     "test_mean": float,
     "train_mean": float,
     "auc": float,
+    "auc_se": float,
     "p_value": float,
     "n_test": int,
     "n_train": int,

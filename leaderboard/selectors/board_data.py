@@ -37,6 +37,7 @@ from leaderboard.identity import (
 )
 from leaderboard.models import Dataset, DatasetVersion, Evaluation, EvaluationExamples, IterationScore
 from leaderboard.registry.suite import suite_protocol
+from leaderboard.selectors.cells import one_budget_per_dataset
 
 log = logging.getLogger(__name__)
 
@@ -307,6 +308,7 @@ def suite_datasets() -> dict[str, list[DatasetInfo]]:
     return {code: sorted(infos, key=lambda i: i.name) for code, infos in boards.items()}
 
 
+UNRECORDED_BUDGET = (32, 600)  # what the engine scored before a record said its budget
 UNREADABLE_SHARE = 0.10  # EuroEval's rule: a cell with ≥ 10% unparseable or empty answers is flagged
 
 
@@ -324,21 +326,24 @@ def unreadable_answers(eval_slot: dict[int, tuple[int, int]]) -> dict[tuple[int,
 
 def engine_measures(eval_slot: dict[int, tuple[int, int]]) -> dict[tuple[int, int], dict]:
     """Bits per byte (its nats and bytes, to pool over a board) and the membership probe of
-    the counted cells whose records carry them; read from the record without loading it."""
+    the counted cells whose records carry them; read from the record without loading it.
+    Bits per byte is kept only where the cell's budget is its dataset's usual one
+    (:func:`one_budget_per_dataset`)."""
     rows = Evaluation.objects.filter(pk__in=eval_slot).values_list(
-        "pk", "record__intrinsic__nats", "record__intrinsic__bytes", "record__contamination__auc",
-        "record__contamination__flag",
+        "pk", "record__intrinsic__nats", "record__intrinsic__bytes", "record__intrinsic__max_texts",
+        "record__intrinsic__max_chars", "record__contamination__auc", "record__contamination__flag",
     )  # fmt: skip
     measures = {}
-    for pk, nats, num_bytes, auc, flag in rows:
+    for pk, nats, num_bytes, texts, chars, auc, flag in rows:
         found = {}
         if isinstance(nats, int | float) and isinstance(num_bytes, int) and num_bytes > 0:
-            found.update(nats=float(nats), bytes=num_bytes)
+            budget = (texts, chars) if isinstance(texts, int) and isinstance(chars, int) else UNRECORDED_BUDGET
+            found.update(nats=float(nats), bytes=num_bytes, budget=budget)
         if isinstance(auc, int | float):
             found.update(probe_auc=float(auc), probe_flag=flag is True)
         if found:
             measures[eval_slot[pk]] = found
-    return measures
+    return one_budget_per_dataset(measures)
 
 
 def counted_board_evaluations(code: str, datasets: list[DatasetInfo]) -> tuple[BoardData, dict]:

@@ -4,6 +4,7 @@ an entry's bits per byte (pure functions of the stored aggregate)."""
 from __future__ import annotations
 
 import math
+from collections import Counter
 
 from leaderboard.selectors.formatting import DASH, format_number
 
@@ -53,3 +54,24 @@ def pooled_bits_per_byte(scores: dict) -> float | None:
     pooled = [m for m in measures if isinstance(m, dict) and m.get("bytes") and m.get("nats") is not None]
     total = sum(m["bytes"] for m in pooled)
     return -sum(m["nats"] for m in pooled) / math.log(2) / total if total else None
+
+
+def one_budget_per_dataset(measures: dict[tuple[int, int], dict]) -> dict[tuple[int, int], dict]:
+    """Bits per byte compare only on the same documents: per dataset (the key's second
+    index), the cells measured under the budget most of them used (the larger budget on a
+    tie) keep their nats and bytes; the others keep only the probe. Each cell's ``budget``
+    (documents per split, characters per document) is taken out."""
+    counts = Counter((d, tuple(m["budget"])) for (_, d), m in measures.items() if m.get("budget"))
+    chosen: dict[int, tuple] = {}
+    for (d, limits), n in sorted(counts.items()):
+        if d not in chosen or n >= counts[(d, chosen[d])]:
+            chosen[d] = limits
+    kept = {}
+    for (e, d), cell in measures.items():
+        cell = dict(cell)
+        limits = cell.pop("budget", None)
+        if limits is not None and tuple(limits) != chosen.get(d):
+            cell.pop("nats", None), cell.pop("bytes", None)
+        if cell:
+            kept[(e, d)] = cell
+    return kept

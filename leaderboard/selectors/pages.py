@@ -72,20 +72,27 @@ def find_model(model_id: str) -> LanguageModel | None:
 
 
 def _engine_measures(record: dict) -> dict:
-    """Bits per byte and the membership probe from a record (evaluation/intrinsic.py)."""
+    """Bits per byte and the membership probe from a record (evaluation/intrinsic.py), each
+    with its standard error where the record has one."""
     intrinsic = record.get("intrinsic") if isinstance(record.get("intrinsic"), dict) else {}
     probe = record.get("contamination") if isinstance(record.get("contamination"), dict) else {}
-    bits = intrinsic.get("bits_per_byte")
-    auc, p_value = probe.get("auc"), probe.get("p_value")
+    bits, auc, p_value = intrinsic.get("bits_per_byte"), probe.get("auc"), probe.get("p_value")
     return {
-        "bits_per_byte": f"{bits:.3f}" if isinstance(bits, int | float) else "",
+        "bits_per_byte": f"{bits:.3f}{_plus_minus(intrinsic.get('bits_per_byte_se'), 3)}"
+        if isinstance(bits, int | float)
+        else "",
         "probe": (
-            f"AUC {auc:.2f}, p {p_value:.2g} ({probe.get('n_test')} test / {probe.get('n_train')} train texts)"
+            f"AUC {auc:.2f}{_plus_minus(probe.get('auc_se'), 2)}, p {p_value:.2g} "
+            f"({probe.get('n_test')} test / {probe.get('n_train')} train texts)"
             if isinstance(auc, int | float) and isinstance(p_value, int | float)
             else ""
         ),
         "probe_flag": probe.get("flag") is True,
     }
+
+
+def _plus_minus(se, digits: int) -> str:
+    return f" ± {se:.{digits}f}" if isinstance(se, int | float) else ""
 
 
 def _examples_link(model: LanguageModel, evaluation: Evaluation, with_examples: set[int]) -> str:

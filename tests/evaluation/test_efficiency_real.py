@@ -9,6 +9,7 @@ import pytest
 
 from evaluation.__main__ import main
 from evaluation.efficiency import validate_efficiency, validate_speed_report
+from evaluation.intrinsic import TEXTS
 from evaluation.speed import SpeedSettings, benchmark
 
 pytestmark = pytest.mark.slow
@@ -40,7 +41,7 @@ def test_a_tiny_evaluation_writes_a_complete_efficiency_object(tmp_path):
     assert hw["torch"] and hw["transformers"] and hw["cpu_threads"] >= 1
     # the distinct prompts of the iteration's resample of the four rows, plus the intrinsic
     # measures' texts unless an earlier run of the same weights left them to reuse
-    assert 1 <= eff["examples"] <= 4 + 64
+    assert 1 <= eff["examples"] <= 4 + 2 * TEXTS
     assert eff["prompt_tokens"] > 0 and eff["reference_prompt_tokens"] > 0
     assert eff["generated_tokens"] == 0  # acceptability is scored by label log-probabilities
     assert eff["prompt_tokens_per_second"] > 0 and 0 < eff["latency_ms"]["median"] <= eff["latency_ms"]["p95"]

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from evaluation.datasets import load_dataset
+from evaluation.intrinsic import budget
 from evaluation.runner import EvaluationSettings, evaluate_dataset
 
 pytestmark = pytest.mark.slow
@@ -34,8 +35,14 @@ def test_a_decoder_record_carries_bits_per_byte_and_the_probe(smol):
     record, _, _ = evaluate_dataset(backend, info, load_dataset("scala-da"), EvaluationSettings(iterations=1, limit=6))
     assert json.loads(json.dumps(record)) == record  # plain JSON, as it travels to the site
     intrinsic, probe = record["intrinsic"], record["contamination"]
-    assert intrinsic["texts"] == 6 and 0.3 < intrinsic["bits_per_byte"] < 6 and intrinsic["perplexity"] > 1
-    assert probe["n_test"] == probe["n_train"] == 6 and 0 <= probe["auc"] <= 1 and 0 <= probe["p_value"] <= 1
+    assert intrinsic["texts"] == 2 and 0.3 < intrinsic["bits_per_byte"] < 6 and intrinsic["perplexity"] > 1
+    assert probe["n_test"] == probe["n_train"] == 2 and 0 <= probe["auc"] <= 1 and 0 <= probe["p_value"] <= 1
+    assert (intrinsic["max_texts"], intrinsic["max_chars"]) == budget(6) == (2, 300)  # a small evaluation: 2 a split
+    assert 0 < intrinsic["bits_per_byte_se"] < 1 and 0 < probe["auc_se"] < 0.5
+    from leaderboard.record_fields import CONTAMINATION_FIELDS, INTRINSIC_FIELDS, evidence_field
+
+    assert evidence_field(record, "intrinsic", INTRINSIC_FIELDS) == intrinsic  # the site takes every field
+    assert evidence_field(record, "contamination", CONTAMINATION_FIELDS) == probe
     quiet, _, _ = evaluate_dataset(
         backend, info, load_dataset("scala-da"), EvaluationSettings(iterations=1, limit=6, intrinsic=False)
     )

@@ -78,4 +78,4 @@ def test_runner_writes_a_record_with_the_vllm_backend(tmp_path):
     assert record["backend"] == "vllm"
     assert len(record["results"]["raw"]) == 2
     assert all(-1 <= it["mcc"] <= 1 and 0 <= it["macro_f1"] <= 1 for it in record["results"]["raw"])
-    assert 0.3 < record["intrinsic"]["bits_per_byte"] < 6 and record["contamination"]["n_test"] == 8
+    assert 0.3 < record["intrinsic"]["bits_per_byte"] < 6 and record["contamination"]["n_test"] == 2  # small: 2 a split

@@ -88,9 +88,12 @@ def test_the_model_page_explains_the_probe(board, client):
         ("intrinsic", {"bytes": -3}),
         ("intrinsic", {"bytes": 2.5}),
         ("intrinsic", {"shell": 1}),
+        ("intrinsic", {"max_texts": -8}),
+        ("intrinsic", {"bits_per_byte_se": "small"}),
         ("contamination", {"flag": "yes"}),
         ("contamination", {"statistic": "x" * 500}),
         ("contamination", {"auc": True}),
+        ("contamination", {"auc_se": float("inf")}),
     ],
 )
 def test_hostile_measures_are_refused(key, value):
@@ -98,3 +101,51 @@ def test_hostile_measures_are_refused(key, value):
     with pytest.raises(InvalidRecord, match=key):
         evidence_field({key: value}, key, fields)
     assert evidence_field({}, key, fields) is None
+
+
+def test_bits_per_byte_pools_only_cells_measured_under_the_datasets_usual_budget(board, client):
+    from leaderboard.models import Evaluation
+
+    sent, _ = board
+    for model_id, nats in (("org/mid", -2000.0), ("org/small", -3000.0)):  # two cells at the new budget
+        ev = Evaluation.objects.get(model__model_id=model_id, dataset__name=sent.name)
+        ev.record = measures(nats, 1000, 0.5, False)
+        ev.record["intrinsic"].update(max_texts=8, max_chars=300, bits_per_byte_se=0.05)
+        ev.record["contamination"]["auc_se"] = 0.15
+        ev.save()
+    aggregate(["da"], replicates=REPS)
+    cells = {e.model.model_id: e.scores for e in LeaderboardEntry.objects.filter(leaderboard_id="da")}
+    # org/big's angry-tweets cell says no budget: the 32 × 600 before the setting, not the usual one here
+    assert cells["org/big"]["angry-tweets"]["measures"] == {"probe_auc": 0.8, "probe_flag": True}
+    assert cells["org/big"]["dane"]["measures"]["nats"] == -2000.0  # alone on dane: its budget is the usual one
+    assert cells["org/mid"]["angry-tweets"]["measures"]["nats"] == -2000.0
+    soup = BeautifulSoup(client.get("/leaderboards/da/").content.decode(), "html.parser")
+    column = [th.get("data-key") for th in soup.select("#board-table thead th")].index("bpb")
+    shown = {
+        tr.select_one("th.c-model")["data-v"]: tr.find_all(["td", "th"])[column].get_text()
+        for tr in soup.select("#board-table tbody tr:not(.section)")
+    }
+    assert shown["org/big"] == f"{2000 / 2000 / math.log(2):.3f}"  # dane alone, not pooled with angry-tweets
+    assert shown["org/small"] == f"{3000 / 1000 / math.log(2):.3f}"
+    page = BeautifulSoup(client.get("/models/org/mid/").content.decode(), "html.parser")
+    row = next(tr.get_text() for tr in page.select("#scores-table tbody tr") if "angry-tweets" in tr.get_text())
+    assert f"{2000 / 1000 / math.log(2):.3f} ± 0.050" in row and "AUC 0.50 ± 0.15, p 0.4" in row  # the errors shown
+
+
+def test_one_budget_per_dataset_keeps_the_most_used_and_the_larger_on_a_tie():
+    from leaderboard.selectors.cells import one_budget_per_dataset
+
+    def cell(budget, auc=None):
+        return {"nats": -1.0, "bytes": 1, "budget": budget, **({"probe_auc": auc} if auc else {})}
+
+    kept = one_budget_per_dataset(
+        {
+            (0, 0): cell((8, 300)), (1, 0): cell((8, 300)), (2, 0): cell((32, 600), auc=0.5),
+            (0, 1): cell((8, 300)), (1, 1): cell((32, 600)),  # a tie: the larger budget
+            (2, 1): {"probe_auc": 0.7},
+        }
+    )  # fmt: skip
+    assert kept == {
+        (0, 0): {"nats": -1.0, "bytes": 1}, (1, 0): {"nats": -1.0, "bytes": 1}, (2, 0): {"probe_auc": 0.5},
+        (1, 1): {"nats": -1.0, "bytes": 1}, (2, 1): {"probe_auc": 0.7},
+    }  # fmt: skip
