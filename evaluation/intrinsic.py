@@ -70,7 +70,8 @@ def _setting(env: str, default: float, kind: type, least: float) -> float:
     except ValueError:
         value = None
     if value is None or not math.isfinite(value) or value < least:
-        raise ValueError(f"{env} must be a {kind.__name__} of at least {least}, not {raw!r}")
+        what = "a whole number" if kind is int else "a number"
+        raise ValueError(f"{env} must be {what} of at least {least}, not {raw!r}")
     return value
 
 

@@ -103,6 +103,8 @@ def evaluate_model(
         return []
     if not info.generative:
         return _evaluate_encoder(info, loaded, settings, on_record, on_progress)
+    if settings.intrinsic:
+        _check_intrinsic_budget()  # the deployment's budget settings: before any weights, not after the evaluation
     weights = local_weights(info) if needs_weights(settings.backend) or info.source == "bundled" else None
     backend = load_backend(settings.backend, info.model_id, weights, trust_remote_code=settings.trust_remote_code)
     cache = OutputCache()
@@ -121,6 +123,13 @@ def evaluate_model(
     finally:
         backend.close()
     return records
+
+
+def _check_intrinsic_budget() -> None:
+    try:
+        budget(0)
+    except ValueError as exc:
+        raise EvaluationError(str(exc)) from exc
 
 
 def _load_datasets(

@@ -153,3 +153,19 @@ def test_the_evidence_is_reused_for_the_same_weights_and_documents(tmp_path, mon
     (stored,) = [p for p in tmp_path.iterdir() if p.read_text() == json.dumps(first)]
     stored.write_text("{not json")  # a damaged file is recomputed, not trusted
     assert intrinsic_evidence(scorer, *docs, weights=weights)["intrinsic"]["nats"] != first["intrinsic"]["nats"]
+
+
+def test_a_malformed_budget_setting_stops_the_evaluation_before_any_model_is_loaded(monkeypatch):
+    from evaluation import runner
+    from evaluation.errors import EvaluationError
+
+    def no_weights(*args, **kwargs):
+        raise AssertionError("the model was loaded before the budget setting was checked")
+
+    monkeypatch.setattr(runner, "local_weights", no_weights)
+    monkeypatch.setattr(runner, "load_backend", no_weights)
+    monkeypatch.setenv("GLOSSA_INTRINSIC_TEXTS", "many")
+    with pytest.raises(EvaluationError, match="GLOSSA_INTRINSIC_TEXTS must be a whole number of at least 2"):
+        runner.evaluate_model(
+            "HuggingFaceTB/SmolLM2-135M-Instruct", ["scala-da"], runner.EvaluationSettings(iterations=1)
+        )
