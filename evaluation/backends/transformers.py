@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Unpack
 
 from evaluation.backends.base import GenerateOptions, Sampling, Usage
+from evaluation.backends.batching import greedy_batches, padded_batches
 from evaluation.backends.decoding import greedy_decode
 from evaluation.backends.registry import register
 from evaluation.errors import ModelLoadError
@@ -126,18 +127,13 @@ class TransformersBackend:
         return self.tokenizer(continuation, add_special_tokens=False)["input_ids"][0]
 
     # --- batching ----------------------------------------------------------------------------
-    def _batches(self, encoded: list[list[int]]):
-        """Index lists, sorted by length (longest first), within the token budget."""
-        order = sorted(range(len(encoded)), key=lambda k: -len(encoded[k]))
-        batch: list[int] = []
-        for k in order:
-            longest = len(encoded[batch[0]]) if batch else len(encoded[k])
-            if batch and (len(batch) + 1) * longest > TOKEN_BUDGET or len(batch) >= MAX_BATCH:
-                yield batch
-                batch = []
-            batch.append(k)
-        if batch:
-            yield batch
+    def _batches(self, encoded: list[list[int]], *, single_pass: bool = False):
+        """Index lists, sorted by length (longest first), within the token budget; for one
+        forward pass per batch (``single_pass``), cut where padding and batches cost least."""
+        lengths = [len(e) for e in encoded]
+        if single_pass:
+            return padded_batches(lengths, MAX_BATCH, TOKEN_BUDGET)
+        return greedy_batches(lengths, MAX_BATCH, TOKEN_BUDGET)
 
     def _left_pad(self, seqs: list[list[int]]):
         torch = self.torch
@@ -164,7 +160,8 @@ class TransformersBackend:
         out: list[list[float] | None] = [None] * len(prompts)
         prefix_ids = self._common_prefix_ids(encoded, shared_prefix)
         with torch.inference_mode():
-            for batch in self._batches([e[len(prefix_ids) :] for e in encoded] if prefix_ids else encoded):
+            suffixes = [e[len(prefix_ids) :] for e in encoded] if prefix_ids else encoded
+            for batch in self._batches(suffixes, single_pass=True):
                 started = time.perf_counter()
                 if prefix_ids:
                     last = self._prefill(prefix_ids, [encoded[k][len(prefix_ids) :] for k in batch])[0]
@@ -201,7 +198,7 @@ class TransformersBackend:
         body, head = getattr(self.model, "model", None), self.model.get_output_embeddings()
         cap = getattr(self._text_config, "final_logit_softcapping", None)
         with torch.inference_mode():
-            for part in self._batches([encoded[k] for k in scored]):
+            for part in self._batches([encoded[k] for k in scored], single_pass=True):
                 started = time.perf_counter()
                 rows = [scored[i] for i in part]
                 width = max(len(encoded[k]) for k in rows)
@@ -278,17 +275,24 @@ class TransformersBackend:
             ids[r, : len(s)] = torch.tensor(s, dtype=torch.long)
             mask[r, p : p + len(s)] = 1
         pos = torch.arange(p, p + width).unsqueeze(0).expand(n, -1)
-        keep = sorted({len(s) - 1 for s in suffixes})  # only the positions we read: the vocabulary is large
-        logits = self.model(
-            input_ids=ids.to(self.device),
-            attention_mask=mask.to(self.device),
-            position_ids=pos.to(self.device),
-            past_key_values=cache,
-            use_cache=True,
-            logits_to_keep=torch.tensor(keep, device=self.device),
-        ).logits
-        column = torch.tensor([keep.index(len(s) - 1) for s in suffixes], device=logits.device)
-        return logits[torch.arange(n, device=logits.device), column], cache, mask
+        inputs = {
+            "input_ids": ids.to(self.device),
+            "attention_mask": mask.to(self.device),
+            "position_ids": pos.to(self.device),
+            "past_key_values": cache,
+            "use_cache": True,
+        }
+        rows = torch.arange(n, device=self.device)
+        last = torch.tensor([len(s) - 1 for s in suffixes], device=self.device)
+        body, head = getattr(self.model, "model", None), self.model.get_output_embeddings()
+        if body is not None and head is not None:  # the output layer on each row's last position only
+            logits = head(body(**inputs).last_hidden_state[rows, last])
+            cap = getattr(self._text_config, "final_logit_softcapping", None)
+            return (torch.tanh(logits / cap) * cap if cap else logits), cache, mask
+        keep = sorted(set(last.tolist()))  # only the positions we read: the vocabulary is large
+        logits = self.model(**inputs, logits_to_keep=torch.tensor(keep, device=self.device)).logits
+        column = torch.tensor([keep.index(k) for k in last.tolist()], device=logits.device)
+        return logits[rows, column], cache, mask
 
     # --- generation ------------------------------------------------------------------------------
     def _grammar(self, schema: dict):
