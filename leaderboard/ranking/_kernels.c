@@ -48,6 +48,8 @@ static PyMethodDef methods[] = {
     {"walk_counts", py_walk_counts, METH_VARARGS, "The range of the walk's counts."},
     {"walk_start", py_walk_start, METH_VARARGS, "Sort, gather and walk the lanes up to their first t tail."},
     {"walk_run", py_walk_run, METH_VARARGS, "Walk the waiting lanes up to their next t tail."},
+    {"present_values", py_present_values, METH_VARARGS, "Rows with NaN as 0, and their present counts."},
+    {"deviations", py_deviations, METH_VARARGS, "Rows' deviations from their means, NaN as 0."},
     {"maxima", py_maxima, METH_VARARGS, "Per-draw maxima over families of pairs."},
 #ifdef __SIZEOF_INT128__
     {"bootstrap", py_bootstrap, METH_VARARGS, "euroeval-2026's bootstrap replicates."},

@@ -204,26 +204,38 @@ static int walk_tails(Walk *w, Buffers *b, PyObject *o) {
     return 0;
 }
 
-/* A lane's sort keys (present: −mean, missing: +inf) and s²/n = v / c, by entry; returns
- * how many entries are present. Four at a time where SSE2 is there (the same IEEE negation
- * and division per value). */
-static Py_ssize_t lane_keys(const float *ml, const float *vl, const float *cl, Py_ssize_t n, float *keys, float *vn) {
+/* A lane's sort keys (present: −mean, missing: +inf) and s²/n = v / c, by entry, and the least
+ * and largest key below +inf (key_range's); returns how many entries are present. Four at a
+ * time where SSE2 is there (the same IEEE negation and division per value). */
+static Py_ssize_t lane_keys(const float *ml, const float *vl, const float *cl, Py_ssize_t n, float *keys, float *vn,
+                            float *least, float *largest) {
     Py_ssize_t i = 0, k = 0;
+    float lo = INFINITY, hi = -INFINITY;
 #ifdef __SSE2__
-    const __m128 inf = _mm_set1_ps(INFINITY), sign = _mm_set1_ps(-0.0f);
+    static const int8_t present_of[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+    const __m128 inf = _mm_set1_ps(INFINITY), sign = _mm_set1_ps(-0.0f), none = _mm_set1_ps(-INFINITY);
+    __m128 vlo = inf, vhi = none;
     for (; i + 4 <= n; i += 4) {
         __m128 x = _mm_loadu_ps(ml + i), present = _mm_cmpord_ps(x, x);
         __m128 key = _mm_or_ps(_mm_and_ps(present, _mm_xor_ps(x, sign)), _mm_andnot_ps(present, inf));
         _mm_storeu_ps(keys + i, key);
         _mm_storeu_ps(vn + i, _mm_div_ps(_mm_loadu_ps(vl + i), _mm_loadu_ps(cl + i)));
-        k += __builtin_popcount((unsigned)_mm_movemask_ps(present));
+        k += present_of[_mm_movemask_ps(present)];
+        __m128 below = _mm_cmpneq_ps(key, inf); /* +inf never lowers lo, and counts as −inf for hi */
+        vlo = _mm_min_ps(vlo, key);
+        vhi = _mm_max_ps(vhi, _mm_or_ps(_mm_and_ps(below, key), _mm_andnot_ps(below, none)));
     }
+    float l4[4], h4[4];
+    _mm_storeu_ps(l4, vlo), _mm_storeu_ps(h4, vhi);
+    for (int q = 0; q < 4; q++) lo = l4[q] < lo ? l4[q] : lo, hi = h4[q] > hi ? h4[q] : hi;
 #endif
     for (; i < n; i++) {
         keys[i] = isnan(ml[i]) ? INFINITY : -ml[i];
         vn[i] = vl[i] / cl[i];
         k += !isnan(ml[i]);
+        if (keys[i] != INFINITY) lo = keys[i] < lo ? keys[i] : lo, hi = keys[i] > hi ? keys[i] : hi;
     }
+    *least = lo, *largest = hi;
     return k;
 }
 
@@ -232,11 +244,9 @@ static Py_ssize_t lane_keys(const float *ml, const float *vl, const float *cl, P
  * (+inf) last; the first position of each bucket marked in order (FIRST_OF_BUCKET), and the
  * first bucket sorted (the walk starts from its best). Where buckets overfill, or for under
  * 64 entries, the stable order itself (radix_order), every position a bucket of its own.
- * tmp holds 2n uint64. */
-static void lane_buckets(const float *keys, const float *ml, const float *vnl, Py_ssize_t n, float *ms, float *vns,
-                         int32_t *order, uint64_t *tmp) {
-    float lo, hi;
-    key_range(keys, n, &lo, &hi);
+ * lo and hi: the least and largest key below +inf. tmp holds 2n uint64. */
+static void lane_buckets(const float *keys, float lo, float hi, const float *ml, const float *vnl, Py_ssize_t n,
+                         float *ms, float *vns, int32_t *order, uint64_t *tmp) {
     double scale = hi > lo ? (double)(n - 1) / ((double)hi - (double)lo) : 0.0;
     int32_t *start = (int32_t *)tmp, *bucket = start + n + 1;
     if (n < 64 || !isfinite(scale) || !bucket_fill(keys, n, lo, scale, start, bucket)) {
@@ -283,8 +293,9 @@ static PyObject *py_walk_start(PyObject *self, PyObject *args) {
     Py_ssize_t waiting = 0;
     for (Py_ssize_t l = 0; tmp && l < lanes; l++) {
         const float *ml = m + l * n, *vl = v + l * n, *cl = c + (l / per) * n;
-        int32_t k = (int32_t)lane_keys(ml, vl, cl, n, keys, vn), *ol = w.order + l * n;
-        lane_buckets(keys, ml, vn, n, w.ms + l * n, w.vn + l * n, ol, tmp);
+        float lo, hi;
+        int32_t k = (int32_t)lane_keys(ml, vl, cl, n, keys, vn, &lo, &hi), *ol = w.order + l * n;
+        lane_buckets(keys, lo, hi, ml, vn, n, w.ms + l * n, w.vn + l * n, ol, tmp);
         ((int32_t *)w.kept)[l] = k;
         w.at[l] = 1, w.anchor[l] = 0, w.score[l] = 1.0f;
         if (k > 0) w.out[l * n + ENTRY(ol[0])] = 1.0f;
@@ -325,4 +336,52 @@ static PyObject *py_walk_run(PyObject *self, PyObject *args) {
     release(&b);
     if (!sig) return NULL;
     return PyLong_FromSsize_t(waiting);
+}
+
+/* --- the lanes' σ: its elementwise steps (the sums stay numpy's) ----------------------- */
+
+/* present_values(m, x, count, rows, n): x = where(isnan(m), 0, m) and count[r] = the present
+ * (non-NaN) values of row r, for (rows, n) float32 m. */
+static PyObject *py_present_values(PyObject *self, PyObject *args) {
+    PyObject *mo, *xo, *ko;
+    Py_ssize_t rows, n;
+    if (!PyArg_ParseTuple(args, "OOOnn", &mo, &xo, &ko, &rows, &n)) return NULL;
+    Buffers b = {.used = 0};
+    const float *m = buffer(&b, mo, 4, 0);
+    float *x = m ? buffer(&b, xo, 4, 1) : NULL;
+    int64_t *count = x ? buffer(&b, ko, 8, 1) : NULL;
+    for (Py_ssize_t r = 0; count && r < rows; r++) {
+        const float *mr = m + r * n;
+        float *xr = x + r * n;
+        int64_t k = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int present = !isnan(mr[i]);
+            xr[i] = present ? mr[i] : 0.0f;
+            k += present;
+        }
+        count[r] = k;
+    }
+    release(&b);
+    if (!count) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* deviations(m, mu, dev, rows, n): dev = where(isnan(m), 0, (double)m − mu[r]) in double
+ * precision, for (rows, n) float32 m and (rows,) double mu (numpy's float32 − float64). */
+static PyObject *py_deviations(PyObject *self, PyObject *args) {
+    PyObject *mo, *uo, *dO;
+    Py_ssize_t rows, n;
+    if (!PyArg_ParseTuple(args, "OOOnn", &mo, &uo, &dO, &rows, &n)) return NULL;
+    Buffers b = {.used = 0};
+    const float *m = buffer(&b, mo, 4, 0);
+    const double *mu = m ? buffer(&b, uo, 8, 0) : NULL;
+    double *dev = mu ? buffer(&b, dO, 8, 1) : NULL;
+    for (Py_ssize_t r = 0; dev && r < rows; r++) {
+        const float *mr = m + r * n;
+        double *dr = dev + r * n, u = mu[r];
+        for (Py_ssize_t i = 0; i < n; i++) dr[i] = isnan(mr[i]) ? 0.0 : (double)mr[i] - u;
+    }
+    release(&b);
+    if (!dev) return NULL;
+    Py_RETURN_NONE;
 }

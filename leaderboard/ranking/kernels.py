@@ -89,6 +89,26 @@ def _walk_block(m, v, c, inv, out, per: int, band, tails, alpha: float) -> None:
         waiting = _kernels.walk_run(*walk, tails, sig, lanes, n, per, waiting, *band)
 
 
+def present_values(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(where(present, m, 0), present.sum(axis=1))`` for ``(R, N)`` single-precision ``m``
+    (present: not NaN), as float32 and int64: the steps of :func:`leaderboard.ranking.walk._lane_spread`."""
+    m = _c(m, np.float32)
+    rows, n = m.shape
+    values, counts = np.empty((rows, n), dtype=np.float32), np.empty(rows, dtype=np.int64)
+    _kernels.present_values(m, values, counts, rows, n)
+    return values, counts
+
+
+def deviations(m: np.ndarray, mu: np.ndarray) -> np.ndarray:
+    """``where(present, m − mu[:, None], 0)`` in double precision for ``(R, N)`` single-precision
+    ``m`` and ``(R,)`` double ``mu`` (numpy's float32 − float64: each value converted, then subtracted)."""
+    m = _c(m, np.float32)
+    rows, n = m.shape
+    dev = np.empty((rows, n))
+    _kernels.deviations(m, _c(mu, np.float64), dev, rows, n)
+    return dev
+
+
 def family_maxima(zt, w, fam_sim, fam_pos, fam_neg):
     """``(sim (B,), marg (p, B))``: per draw, the largest S_jk = (Z_j − Z_k)·w_jk over each
     family, at least 0 (:func:`leaderboard.ranking.family_maxima.dense_maxima`)."""

@@ -156,17 +156,25 @@ def _walk_lanes(m: np.ndarray, v: np.ndarray, c: np.ndarray, alpha: float) -> np
 def _lane_spread(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per lane: the number of present entries and σ, the population standard deviation of
     their means (NaN without one), a block of lanes at a time (so that the temporaries stay
-    in cache; each lane's sums are the same)."""
+    in cache; each lane's sums are the same). For single precision the elementwise steps run
+    in C (:func:`leaderboard.ranking.kernels.present_values`, ``deviations``); the sums are
+    numpy's in both."""
     lanes, n = m.shape
     k, sigma = np.empty(lanes, dtype=np.intp), np.empty(lanes)
     step = max(1, _SPREAD_VALUES // max(n, 1))
+    compiled = kernels.AVAILABLE and m.dtype == np.float32
     with np.errstate(divide="ignore", invalid="ignore"):
         for r0 in range(0, lanes, step):
             block = m[r0 : r0 + step]
-            present = ~np.isnan(block)
-            kb = present.sum(axis=1)
-            mu = np.where(present, block, 0.0).sum(axis=1) / kb
-            dev = np.where(present, block - mu[:, None], 0.0)
+            if compiled:
+                values, kb = kernels.present_values(block)
+                mu = values.sum(axis=1) / kb
+                dev = kernels.deviations(block, mu)
+            else:
+                present = ~np.isnan(block)
+                kb = present.sum(axis=1)
+                mu = np.where(present, block, 0.0).sum(axis=1) / kb
+                dev = np.where(present, block - mu[:, None], 0.0)
             k[r0 : r0 + step] = kb
             sigma[r0 : r0 + step] = np.sqrt(np.einsum("ij,ij->i", dev, dev) / kb)
     return k, sigma

@@ -101,6 +101,20 @@ def test_walk_of_bootstrap_like_lanes_is_the_numpy_walk(numpy_only, seed):
     assert np.array_equal(walk._walk_lanes(m, v, rows, walk.ALPHA), want)
 
 
+@pytest.mark.parametrize("lanes,n", [(40, 2001), (3, 1), (20, 300)])
+def test_lane_spread_is_numpys(numpy_only, lanes, n):
+    """σ of single-precision lanes (its elementwise steps in C): missing entries, a lane with
+    none present, one with one present, and more lanes than one block."""
+    rng = np.random.default_rng(n)
+    m = rng.uniform(0, 1, (lanes, n)).astype(np.float32)
+    m[rng.random(m.shape) < 0.1] = np.nan
+    m[0] = np.nan
+    m[1, 1:] = np.nan
+    want = numpy_only(walk._lane_spread, m)
+    got = walk._lane_spread(m)
+    assert all(g.dtype == w.dtype and np.array_equal(g, w, equal_nan=True) for g, w in zip(got, want))
+
+
 @pytest.mark.parametrize("count_range", [(2.0, 2.0), (10.0, 10.0), (3.0, 40.0), (5.0, 1000.0)])
 def test_tail_table_decides_as_the_t_tail(count_range):
     """The table that settles steps in the df band without their t tail: every step it calls
