@@ -9,7 +9,10 @@ order. The one-tailed Welch t-test is an exact replica of ``scipy.stats.ttest_in
 current, equal_var=False, alternative="greater")`` (same formulas, same
 ``scipy.special.stdtr``); the Student-t tail is only evaluated where the statistic lies
 between the normal and the one-degree-of-freedom critical values, since outside that band
-the decision cannot depend on df.
+the decision cannot depend on df. The compiled walk also leaves out the steps in the band
+that a table of exact t tails decides with a margin (:func:`_tail_table`), and it orders a
+lane only where a step may change the walk (value buckets, each sorted when a step in it
+reaches the band): the decisions, and so the numbers, are the same.
 """
 
 from __future__ import annotations
