@@ -18,7 +18,7 @@
 #endif
 
 typedef struct {
-    Py_buffer view[16];
+    Py_buffer view[20];
     int used;
 } Buffers;
 
@@ -48,6 +48,8 @@ static PyMethodDef methods[] = {
     {"walk_counts", py_walk_counts, METH_VARARGS, "The range of the walk's counts."},
     {"walk_start", py_walk_start, METH_VARARGS, "Sort, gather and walk the lanes up to their first t tail."},
     {"walk_run", py_walk_run, METH_VARARGS, "Walk the waiting lanes up to their next t tail."},
+    {"present_values", py_present_values, METH_VARARGS, "Rows with NaN as 0, and their present counts."},
+    {"deviations", py_deviations, METH_VARARGS, "Rows' deviations from their means, NaN as 0."},
     {"maxima", py_maxima, METH_VARARGS, "Per-draw maxima over families of pairs."},
 #ifdef __SIZEOF_INT128__
     {"bootstrap", py_bootstrap, METH_VARARGS, "euroeval-2026's bootstrap replicates."},
@@ -63,7 +65,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernels", "Compiled
 
 /* The interface's version: leaderboard/ranking/kernels.py uses a build of another version
  * (a stale one, not rebuilt after a change of this file) as if there were none. */
-#define KERNELS_VERSION 5
+#define KERNELS_VERSION 6
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

@@ -40,16 +40,14 @@ static void radix_order(const float *keys, Py_ssize_t n, int32_t *order, uint64_
 
 #define BUCKET_MAX 48 /* a bucket holding more keys than this: the radix sort instead */
 
-/* The same order as radix_order, for keys spread over a range: a stable counting pass into n
- * buckets by (key − least)·scale (monotone in the key, so buckets are in key order), then an
- * insertion sort by (key, index), which moves keys within their bucket only; +inf keys
- * last. tmp holds 2n uint64. */
-static void stable_order(const float *keys, Py_ssize_t n, int32_t *order, uint64_t *tmp) {
-    float lo = INFINITY, hi = -INFINITY; /* the least and the largest key below +inf */
+/* The least and the largest key below +inf (+inf and −inf where there is none), four at a
+ * time where SSE2 is there. */
+static void key_range(const float *keys, Py_ssize_t n, float *least, float *largest) {
+    float lo = INFINITY, hi = -INFINITY;
     Py_ssize_t i = 0;
 #ifdef __SSE2__
     __m128 vlo = _mm_set1_ps(INFINITY), vhi = _mm_set1_ps(-INFINITY), inf = vlo;
-    for (; i + 4 <= n; i += 4) { /* four at a time; +inf never lowers lo, and counts as −inf for hi */
+    for (; i + 4 <= n; i += 4) { /* +inf never lowers lo, and counts as −inf for hi */
         __m128 k = _mm_loadu_ps(keys + i), below = _mm_cmpneq_ps(k, inf);
         vlo = _mm_min_ps(vlo, k);
         vhi = _mm_max_ps(vhi, _mm_or_ps(_mm_and_ps(below, k), _mm_andnot_ps(below, _mm_set1_ps(-INFINITY))));
@@ -60,15 +58,21 @@ static void stable_order(const float *keys, Py_ssize_t n, int32_t *order, uint64
 #endif
     for (; i < n; i++)
         if (keys[i] != INFINITY) lo = keys[i] < lo ? keys[i] : lo, hi = keys[i] > hi ? keys[i] : hi;
-    double scale = hi > lo ? (double)(n - 1) / ((double)hi - (double)lo) : 0.0;
-    if (n < 64 || !isfinite(scale)) return radix_order(keys, n, order, tmp);
-    int32_t *start = (int32_t *)tmp, *bucket = start + n + 1; /* n + 1 bucket starts, then n ids */
+    *least = lo, *largest = hi;
+}
+
+/* The counting pass of a bucket order: bucket[i] = key i's bucket, (key − least)·scale
+ * (monotone in the key, so buckets are in key order) for keys below +inf, n for +inf; then
+ * start[k] = where bucket k begins in the bucket order (n + 1 starts). Returns 0 where a
+ * bucket below n would hold more than BUCKET_MAX keys (start and bucket are then garbage),
+ * 1 otherwise. */
+static int bucket_fill(const float *keys, Py_ssize_t n, float lo, double scale, int32_t *start, int32_t *bucket) {
     memset(start, 0, (n + 1) * sizeof(int32_t));
     for (Py_ssize_t i = 0; i < n; i++) {
         int32_t k = keys[i] == INFINITY ? (int32_t)n : (int32_t)(((double)keys[i] - (double)lo) * scale);
         k = k < 0 ? 0 : k > n ? (int32_t)n : k;
         bucket[i] = k;
-        if (++start[k] > BUCKET_MAX && k < n) return radix_order(keys, n, order, tmp);
+        if (++start[k] > BUCKET_MAX && k < n) return 0;
     }
     int32_t at = 0;
     for (Py_ssize_t k = 0; k <= n; k++) {
@@ -76,6 +80,19 @@ static void stable_order(const float *keys, Py_ssize_t n, int32_t *order, uint64
         start[k] = at;
         at += c;
     }
+    return 1;
+}
+
+/* The same order as radix_order, for keys spread over a range: a stable counting pass into n
+ * buckets (bucket_fill), then an insertion sort by (key, index), which moves keys within
+ * their bucket only; +inf keys last. tmp holds 2n uint64. */
+static void stable_order(const float *keys, Py_ssize_t n, int32_t *order, uint64_t *tmp) {
+    float lo, hi;
+    key_range(keys, n, &lo, &hi);
+    double scale = hi > lo ? (double)(n - 1) / ((double)hi - (double)lo) : 0.0;
+    if (n < 64 || !isfinite(scale)) return radix_order(keys, n, order, tmp);
+    int32_t *start = (int32_t *)tmp, *bucket = start + n + 1; /* n + 1 bucket starts, then n ids */
+    if (!bucket_fill(keys, n, lo, scale, start, bucket)) return radix_order(keys, n, order, tmp);
     float *sorted = (float *)(bucket + n); /* the keys in the order being built */
     for (Py_ssize_t i = 0; i < n; i++) {
         int32_t at = start[bucket[i]]++;

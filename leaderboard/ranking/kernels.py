@@ -14,7 +14,7 @@ import threading
 import numpy as np
 from scipy import special
 
-VERSION = 5  # _kernels.c's KERNELS_VERSION: a build of another version is not used
+VERSION = 6  # _kernels.c's KERNELS_VERSION: a build of another version is not used
 
 try:
     from leaderboard.ranking import _kernels  # type: ignore[attr-defined]  # optional: a C build
@@ -44,46 +44,69 @@ def _workspace(size: int) -> tuple[np.ndarray, ...]:
     return work
 
 
-def walk_lanes_f32(m, v, c, inv_sigma, band_of, alpha: float) -> np.ndarray:
+def walk_lanes_f32(m, v, c, inv_sigma, band_of, tails_of, alpha: float) -> np.ndarray:
     """:func:`leaderboard.ranking.walk._walk_lanes` on single-precision ``(L, N)`` lanes:
-    each lane sorted and walked in C; a step whose t lies in ``[t_low, t_high]`` waits
-    for its t tail, which ``scipy.special.stdtr`` gives for all waiting lanes at once
-    (the same call, on the same single-precision values, as the numpy walk). ``band_of``
-    gives that band from the smallest and largest count of 2 or more of a present entry
+    each lane grouped by value and walked in C; a step whose t lies in ``[t_low, t_high]``
+    is decided by the table of ``tails_of`` where that is sure, and otherwise waits for its
+    t tail, which ``scipy.special.stdtr`` gives for all waiting lanes at once (the same call,
+    on the same single-precision values, as the numpy walk). ``band_of`` gives that band and
+    ``tails_of`` the table from the smallest and largest count of 2 or more of a present entry
     (None: no such entry). ``c`` may have one row per block of lanes (``L`` a multiple of
     its rows)."""
     lanes, n = m.shape
     f32 = np.float32
     m, v, c = _c(m, f32), _c(v, f32), _c(c, f32)
     per = lanes // c.shape[0]  # lanes per row of counts
-    band = tuple(f32(x) for x in band_of(_kernels.walk_counts(m, c, lanes, n, per)))  # numpy compares in f32
+    counts = _kernels.walk_counts(m, c, lanes, n, per)
+    band = tuple(f32(x) for x in band_of(counts))  # numpy compares in f32
+    tails = _c(tails_of(counts, alpha), np.float64)
     out = np.full((lanes, n), np.inf, dtype=f32)
     inv = _c(inv_sigma, f32)
     block = per * max(1, _BLOCK_LANES // per)  # lanes walked together: their arrays stay in cache
     for l0 in range(0, lanes, block):
         lanes_ = slice(l0, l0 + block)
-        counts = c[l0 // per : (l0 + block) // per]
-        _walk_block(m[lanes_], v[lanes_], counts, inv[lanes_], out[lanes_], per, band, alpha)
+        rows = c[l0 // per : (l0 + block) // per]
+        _walk_block(m[lanes_], v[lanes_], rows, inv[lanes_], out[lanes_], per, band, tails, alpha)
     return out
 
 
 _BLOCK_LANES = 256
 
 
-def _walk_block(m, v, c, inv, out, per: int, band, alpha: float) -> None:
-    """Walk a block of lanes into ``out``: each lane sorted, gathered and walked up to its first
-    t tail in one pass, then the waiting lanes settled and walked on, round by round."""
+def _walk_block(m, v, c, inv, out, per: int, band, tails, alpha: float) -> None:
+    """Walk a block of lanes into ``out``: each lane grouped, gathered and walked up to its first
+    undecided t tail in one pass, then the waiting lanes settled and walked on, round by round."""
     lanes, n = m.shape
     f32, i32 = np.float32, np.int32
     order, ms, vn = (a[: lanes * n].reshape(lanes, n) for a in _workspace(lanes * n))
     walk = (ms, vn, c, inv, order, np.empty(lanes, i32), np.empty(lanes, i32), np.empty(lanes, i32))
     walk += (np.empty(lanes, f32), out, np.empty(lanes, i32), np.empty(lanes, f32), np.empty(lanes, f32))
-    waiting = _kernels.walk_start(m, v, *walk, lanes, n, per, *band)
+    waiting = _kernels.walk_start(m, v, *walk, tails, lanes, n, per, *band)
     sig = np.zeros(lanes, dtype=np.uint8)
     while waiting:
         t, df = walk[11][:waiting], walk[12][:waiting]
         sig[:waiting] = special.stdtr(df, -t) < alpha
-        waiting = _kernels.walk_run(*walk, sig, lanes, n, per, waiting, *band)
+        waiting = _kernels.walk_run(*walk, tails, sig, lanes, n, per, waiting, *band)
+
+
+def present_values(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(where(present, m, 0), present.sum(axis=1))`` for ``(R, N)`` single-precision ``m``
+    (present: not NaN), as float32 and int64: the steps of :func:`leaderboard.ranking.walk._lane_spread`."""
+    m = _c(m, np.float32)
+    rows, n = m.shape
+    values, counts = np.empty((rows, n), dtype=np.float32), np.empty(rows, dtype=np.int64)
+    _kernels.present_values(m, values, counts, rows, n)
+    return values, counts
+
+
+def deviations(m: np.ndarray, mu: np.ndarray) -> np.ndarray:
+    """``where(present, m − mu[:, None], 0)`` in double precision for ``(R, N)`` single-precision
+    ``m`` and ``(R,)`` double ``mu`` (numpy's float32 − float64: each value converted, then subtracted)."""
+    m = _c(m, np.float32)
+    rows, n = m.shape
+    dev = np.empty((rows, n))
+    _kernels.deviations(m, _c(mu, np.float64), dev, rows, n)
+    return dev
 
 
 def family_maxima(zt, w, fam_sim, fam_pos, fam_neg):

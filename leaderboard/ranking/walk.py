@@ -9,10 +9,15 @@ order. The one-tailed Welch t-test is an exact replica of ``scipy.stats.ttest_in
 current, equal_var=False, alternative="greater")`` (same formulas, same
 ``scipy.special.stdtr``); the Student-t tail is only evaluated where the statistic lies
 between the normal and the one-degree-of-freedom critical values, since outside that band
-the decision cannot depend on df.
+the decision cannot depend on df. The compiled walk also leaves out the steps in the band
+that a table of exact t tails decides with a margin (:func:`_tail_table`), and it orders a
+lane only where a step may change the walk (value buckets, each sorted when a step in it
+reaches the band): the decisions, and so the numbers, are the same.
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 from scipy import special, stats
@@ -74,6 +79,36 @@ def _band_of(count_range: tuple[float, float] | None) -> tuple[float, float]:
     )
 
 
+TAIL_CELLS = 256  # cells of the df grid of _tail_table
+TAIL_MARGIN = 1e-3  # δ: relative margin on p of _tail_table's bounds
+
+
+@functools.lru_cache(maxsize=64)
+def _tail_table(count_range: tuple[float, float] | None, alpha: float = ALPHA) -> np.ndarray:
+    """Bounds that decide most steps in the band without their t tail (the compiled walk's
+    ``settle``), for the counts of :func:`_band_of`: a ``(3, TAIL_CELLS + 1)`` float64
+    array of a grid of df over Welch's range [n_min − 1, 2 n_max − 2], ``sure_sig[k]`` = the
+    t whose exact upper tail at df = grid[k] is a·(1 − δ), and ``sure_not[k]`` = the one whose
+    tail at df = grid[k + 1] is a·(1 + δ) (a = alpha in single precision, as the walk compares
+    it; the last column of both unused). The critical t falls with df, so for a df in cell k
+    a t above ``sure_sig[k]`` has an exact tail below a·(1 − δ), and one below ``sure_not[k]``
+    above a·(1 + δ). The single-precision ``special.stdtr`` the walk calls is within 3·10⁻⁶
+    of the exact tail there (relatively; tests/ranking/test_kernels.py checks 10⁻⁵ = δ/100),
+    so it compares with a as the exact tail does: the decision is the same. Without counts
+    (None), or for another alpha, no cells: every step in the band takes the t tail."""
+    if count_range is None or alpha != ALPHA:
+        return np.zeros((3, 0))
+    lo, hi = count_range
+    a = float(np.float32(alpha))
+    grid = np.linspace(lo - 1.0, 2.0 * hi - 2.0, TAIL_CELLS + 1)
+    table = np.zeros((3, TAIL_CELLS + 1))
+    table[0] = grid
+    table[1, :-1] = stats.t.isf(a * (1 - TAIL_MARGIN), grid[:-1])
+    table[2, :-1] = stats.t.isf(a * (1 + TAIL_MARGIN), grid[1:])
+    table.setflags(write=False)
+    return table
+
+
 # --- §4: the anchor walk -------------------------------------------------------------------
 
 
@@ -114,7 +149,7 @@ def _walk_lanes(m: np.ndarray, v: np.ndarray, c: np.ndarray, alpha: float) -> np
     inv_sigma = (1.0 / sigma).astype(dt)
     single = all(a.dtype == np.float32 for a in (m, v, c))
     if kernels.AVAILABLE and single and alpha == ALPHA:
-        return kernels.walk_lanes_f32(m, v, c, inv_sigma, _band_of, alpha)
+        return kernels.walk_lanes_f32(m, v, c, inv_sigma, _band_of, _tail_table, alpha)
     if c.shape[0] != lanes:
         c = np.repeat(c, lanes // max(c.shape[0], 1), axis=0)
     band = _t_band(c, m)
@@ -124,17 +159,25 @@ def _walk_lanes(m: np.ndarray, v: np.ndarray, c: np.ndarray, alpha: float) -> np
 def _lane_spread(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per lane: the number of present entries and σ, the population standard deviation of
     their means (NaN without one), a block of lanes at a time (so that the temporaries stay
-    in cache; each lane's sums are the same)."""
+    in cache; each lane's sums are the same). For single precision the elementwise steps run
+    in C (:func:`leaderboard.ranking.kernels.present_values`, ``deviations``); the sums are
+    numpy's in both."""
     lanes, n = m.shape
     k, sigma = np.empty(lanes, dtype=np.intp), np.empty(lanes)
     step = max(1, _SPREAD_VALUES // max(n, 1))
+    compiled = kernels.AVAILABLE and m.dtype == np.float32
     with np.errstate(divide="ignore", invalid="ignore"):
         for r0 in range(0, lanes, step):
             block = m[r0 : r0 + step]
-            present = ~np.isnan(block)
-            kb = present.sum(axis=1)
-            mu = np.where(present, block, 0.0).sum(axis=1) / kb
-            dev = np.where(present, block - mu[:, None], 0.0)
+            if compiled:
+                values, kb = kernels.present_values(block)
+                mu = values.sum(axis=1) / kb
+                dev = kernels.deviations(block, mu)
+            else:
+                present = ~np.isnan(block)
+                kb = present.sum(axis=1)
+                mu = np.where(present, block, 0.0).sum(axis=1) / kb
+                dev = np.where(present, block - mu[:, None], 0.0)
             k[r0 : r0 + step] = kb
             sigma[r0 : r0 + step] = np.sqrt(np.einsum("ij,ij->i", dev, dev) / kb)
     return k, sigma

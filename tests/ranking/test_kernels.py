@@ -75,6 +75,72 @@ def test_walk_is_the_numpy_walk(numpy_only, seed):
 
 
 @pytest.mark.parametrize("seed", range(4))
+def test_walk_of_bootstrap_like_lanes_is_the_numpy_walk(numpy_only, seed):
+    """Lanes as the bootstrap walks them: nearly in order already (best first), so that the
+    value buckets hold several entries, out of order, with significant steps and steps in the
+    df band inside them; ties (also ±0) within a bucket, variances of 0, missing entries, and
+    counts that leave df outside the tail table (one iteration) or widen it."""
+    rng = np.random.default_rng(seed)
+    lanes, n = 50, 700
+    base = np.sort(rng.uniform(0, 1, n))[::-1]
+    m = base[None, :] + rng.normal(0, 0.004, (lanes, n))
+    if seed % 2:
+        m = np.round(m * 400) / 400  # ties, within one bucket and across
+        m[:, 5:9] = 0.0
+        m[::2, 5:7] = -0.0
+    v = rng.uniform(0.0, 0.003, (lanes, n)) * rng.choice([0.0, 1.0, 10.0], (lanes, n), p=[0.05, 0.8, 0.15])
+    c = np.full((lanes, n), 10.0)
+    if seed >= 2:
+        c[rng.random((lanes, n)) < 0.05] = rng.integers(1, 30)
+    m[rng.random((lanes, n)) < 0.02] = np.nan
+    m, v, c = (a.astype(np.float32) for a in (m, v, c))
+    want = numpy_only(walk._walk_lanes, m, v, c, walk.ALPHA)
+    assert np.array_equal(walk._walk_lanes(m, v, c, walk.ALPHA), want)
+    rows = np.ascontiguousarray(c[::10])  # one row of counts per 10 lanes
+    want = numpy_only(walk._walk_lanes, m, v, rows, walk.ALPHA)
+    assert np.array_equal(walk._walk_lanes(m, v, rows, walk.ALPHA), want)
+
+
+@pytest.mark.parametrize("lanes,n", [(40, 2001), (3, 1), (20, 300)])
+def test_lane_spread_is_numpys(numpy_only, lanes, n):
+    """σ of single-precision lanes (its elementwise steps in C): missing entries, a lane with
+    none present, one with one present, and more lanes than one block."""
+    rng = np.random.default_rng(n)
+    m = rng.uniform(0, 1, (lanes, n)).astype(np.float32)
+    m[rng.random(m.shape) < 0.1] = np.nan
+    m[0] = np.nan
+    m[1, 1:] = np.nan
+    want = numpy_only(walk._lane_spread, m)
+    got = walk._lane_spread(m)
+    assert all(g.dtype == w.dtype and np.array_equal(g, w, equal_nan=True) for g, w in zip(got, want))
+
+
+@pytest.mark.parametrize("count_range", [(2.0, 2.0), (10.0, 10.0), (3.0, 40.0), (5.0, 1000.0)])
+def test_tail_table_decides_as_the_t_tail(count_range):
+    """The table that settles steps in the df band without their t tail: every step it calls
+    significant (or not) is so by the single-precision ``special.stdtr`` the walk compares with
+    alpha, which is within δ/100 of the double-precision tail there; and it settles most steps."""
+    from scipy import special
+
+    table = walk._tail_table(count_range)
+    grid, sure_sig, sure_not = table[0], table[1, :-1], table[2, :-1]
+    rng = np.random.default_rng(int(count_range[1]))
+    df = rng.uniform(grid[0], grid[-1], 400_000).astype(np.float32)
+    low, high = walk._band_of(count_range)
+    t = rng.uniform(low, high, df.size).astype(np.float32)
+    k = np.clip(np.searchsorted(grid, df, side="right") - 1, 0, grid.size - 2)
+    sig, not_sig = t > sure_sig[k], t < sure_not[k]
+    p32 = special.stdtr(df, -t)
+    assert p32.dtype == np.float32
+    assert np.all(p32[sig] < walk.ALPHA) and not np.any(p32[not_sig] < walk.ALPHA)
+    assert (sig | not_sig).mean() > 0.9
+    p64 = special.stdtr(df.astype(float), -t.astype(float))
+    near = np.abs(p64 / walk.ALPHA - 1) < 0.2
+    assert np.max(np.abs(p32[near] / p64[near] - 1)) < walk.TAIL_MARGIN / 100
+    assert walk._tail_table(None).size == 0
+
+
+@pytest.mark.parametrize("seed", range(4))
 def test_family_maxima_are_the_dense_maxima(seed):
     rng = np.random.default_rng(seed)
     for p, b in ((120, 40), (300, 25), (2, 3), (1, 4)):
