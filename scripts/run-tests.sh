@@ -5,7 +5,8 @@
 # With no arguments it runs in two parts: every test but those marked `serial`, in
 # GLOSSA_TEST_PROCESSES processes (default: the number of CPU cores, at most 4) with
 # pytest-xdist, each process with its own test database, Redis databases and var folder
-# (tests/support/parallel.py); then the `serial` tests alone (they restart PostgreSQL, which
+# (tests/support/parallel.py), the longest modules first (pytest-xdist's own reordering, by
+# number of tests, is turned off: it started the longest modules last); then the `serial` tests alone (they restart PostgreSQL, which
 # every other process uses). With arguments, one pytest process runs exactly what they say.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +27,7 @@ cores=$(nproc)
 processes="${GLOSSA_TEST_PROCESSES:-$((cores < 4 ? cores : 4))}"
 status=0
 if [ "$processes" -gt 1 ]; then
-  "${PYTEST[@]}" -n "$processes" --dist loadscope -m "not serial" || status=$?
+  "${PYTEST[@]}" -n "$processes" --dist loadscope --no-loadscope-reorder -m "not serial" || status=$?
 else
   "${PYTEST[@]}" -m "not serial" || status=$?
 fi

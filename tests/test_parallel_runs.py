@@ -20,3 +20,12 @@ def test_the_long_modules_named_for_the_parallel_order_exist():
     from tests.conftest import REPO_ROOT
 
     assert all((REPO_ROOT / path).is_file() for path in LONG_MODULES)
+
+
+def test_the_parallel_run_keeps_the_long_modules_first():
+    """pytest-xdist's ``loadscope`` reorders the modules by their number of tests unless told
+    not to: the long modules (a few tests each) would start last and leave one process alone."""
+    from tests.conftest import REPO_ROOT
+
+    parallel = [line for line in (REPO_ROOT / "scripts/run-tests.sh").read_text().splitlines() if "--dist" in line]
+    assert parallel and all("--dist loadscope --no-loadscope-reorder" in line for line in parallel)

@@ -14,7 +14,9 @@ reads its settings. In the process that pytest-xdist names ``gwN`` it moves:
 
 pytest-django already gives each process its own test database (``test_<name>_gwN``).
 Without pytest-xdist (one process) nothing changes. The run's longest test modules start
-first (:func:`pytest_collection_modifyitems`), so the last one to finish is a short one.
+first (:func:`pytest_collection_modifyitems`), so the last one to finish is a short one; this
+needs ``--no-loadscope-reorder`` beside ``--dist loadscope`` (``scripts/run-tests.sh``), or
+pytest-xdist orders the modules by their number of tests instead.
 """
 
 from __future__ import annotations
