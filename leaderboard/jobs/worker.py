@@ -26,6 +26,7 @@ from django.conf import settings
 
 from evaluation.errors import EvaluationError
 from leaderboard import job_control
+from leaderboard.jobs.termination import arm_termination_fallback
 
 logger = logging.getLogger("leaderboard.worker_events")
 
@@ -193,6 +194,10 @@ class GpuJobTask(Task):
     hard_limit_reason = "Timed out at the hard limit of {limit} seconds."
     internal_reason = "Internal error ({name}: {exc})."
     failed_fields: dict = {}
+
+    def __call__(self, *args, **kwargs):
+        arm_termination_fallback()  # a cancel ends the pool process even mid-finaliser
+        return super().__call__(*args, **kwargs)
 
     def on_failure(self, exc, task_id, args, kwargs, einfo):
         job = args[0] if args else kwargs.get("job")
