@@ -1,7 +1,7 @@
 """Build the data pack's dataset folders from their pinned sources.
 
     python -m scripts.datasets.build                       # every folder, sources from /work/.mirror
-    python -m scripts.datasets.build scala-pl sib200-pl    # some folders
+    python -m scripts.datasets.build scala-pl sib200-pl uner-hr   # some folders
     python -m scripts.datasets.build --fixtures tests/fixtures/dataset_sources scala-sv   # from test fixtures
     python -m scripts.datasets.build --write-fixtures DIR scala-sv   # also save the source lines used
 
@@ -19,7 +19,7 @@ import json
 import sys
 from pathlib import Path
 
-from scripts.datasets import scala, sib200, xquad
+from scripts.datasets import scala, sib200, uner, xquad
 from scripts.datasets.source_files import FixtureFiles, MirrorFiles
 from scripts.datasets.sources import (
     SCALA,
@@ -29,6 +29,9 @@ from scripts.datasets.sources import (
     SIB_LICENSE,
     SIB_REPO,
     UD_CITATION,
+    UNER,
+    UNER_CITATION,
+    UNER_LICENSE,
     XQUAD,
     XQUAD_CITATION,
     XQUAD_COMMIT,
@@ -115,10 +118,35 @@ def build_xquad(name: str, files_from, out: Path, fixtures: FixtureFiles | None 
     return write_folder(out, meta, rows)
 
 
+def build_uner(name: str, files_from, out: Path, fixtures: FixtureFiles | None = None) -> Path:
+    corpus = UNER[name]
+    data = {path: files_from.read(corpus.repo, corpus.commit, path) for path in corpus.files}
+    rows, used, counts = uner.build(data)
+    if fixtures is not None:
+        blocks = {s.block for s in used}
+        for path, raw in data.items():
+            kept = [s.block for s in uner.read_sentences(raw, path) if s.block in blocks]
+            fixtures.write(corpus.repo, path, ("\n\n".join(kept) + "\n\n").encode("utf-8"))
+    meta = {
+        "name": name,
+        "language": corpus.code,
+        "task": "named-entity-recognition",
+        "labels": list(uner.LABELS),
+        "source": f"github.com/{corpus.repo} @ {corpus.commit}: {', '.join(corpus.files)}",
+        "license": UNER_LICENSE.format(treebank=corpus.name),
+        "citation": UNER_CITATION.format(treebank=corpus.name),
+        "description": uner.describe(
+            corpus.language, corpus.repo, corpus.name, list(corpus.files), rows, counts, corpus.note
+        ),
+    }
+    return write_folder(out, meta, rows)
+
+
 BUILDERS = {
     **dict.fromkeys(SCALA, build_scala),
     **dict.fromkeys(SIB200, build_sib),
     **dict.fromkeys(XQUAD, build_xquad),
+    **dict.fromkeys(UNER, build_uner),
 }
 
 

@@ -1,7 +1,8 @@
 """The pinned public sources of every folder the builders write (name → source).
 
 Adding a language's datasets is one entry here (``SCALA`` for its Universal Dependencies
-treebank, ``SIB200`` for its SIB-200 file) and a run of ``python -m scripts.datasets.build``.
+treebank, ``SIB200`` for its SIB-200 file, ``UNER`` for its Universal NER corpus) and a run
+of ``python -m scripts.datasets.build``.
 The folders scala-da, scala-de, scala-en and scala-nb were built before these builders by
 an earlier procedure (their ``dataset.json`` says how) and are not rebuilt here.
 """
@@ -193,4 +194,60 @@ class XquadLanguage:
 XQUAD: dict[str, XquadLanguage] = {
     lang.dataset: lang
     for lang in (XquadLanguage("el", "Greek"), XquadLanguage("es", "Spanish"), XquadLanguage("ro", "Romanian"))
+}
+
+
+UNER_LICENSE = "CC BY-SA 4.0 (Universal NER annotations and the UD {treebank} sentences; share-alike)"
+UNER_CITATION = (
+    "Mayhew et al. (2024), Universal NER: A Gold-Standard Multilingual Named Entity Recognition Benchmark, "
+    "NAACL; the sentences are those of the UD {treebank} treebank (its README has its citation)"
+)
+
+
+@dataclass(frozen=True)
+class UnerCorpus:
+    code: str
+    language: str
+    name: str  # e.g. "Croatian-SET": the repository UniversalNER/UNER_<name>, built on UD_<name>
+    commit: str
+    prefix: str  # the files' stem, e.g. "hr_set"
+    note: str = ""  # what the description says of the tokens, where there is something to say
+
+    @property
+    def repo(self) -> str:
+        return f"UniversalNER/UNER_{self.name}"
+
+    @property
+    def dataset(self) -> str:
+        return f"uner-{self.code}"
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        return tuple(f"{self.prefix}-ud-{s}.iob2" for s in ("train", "dev", "test"))
+
+
+# EuroEval's languages with a UNER v1 corpus and no NER set here (EuroEval's uner-sk and
+# uner-sr use the same corpora). Each LICENSE.txt says CC BY-SA 4.0, like its UD treebank.
+UNER: dict[str, UnerCorpus] = {
+    corpus.dataset: corpus
+    for corpus in (
+        UnerCorpus("hr", "Croatian", "Croatian-SET", "20dcb2ef6b6bf9d5e03605a74c4d87215a1574c1", "hr_set"),
+        UnerCorpus(
+            "pt",
+            "Portuguese",
+            "Portuguese-Bosque",
+            "f2c2ad67aed900385fbe5d655af41f439c9b3333",
+            "pt_bosque",
+            "the treebank's syntactic words: a contraction such as 'dos' appears as 'de os'",
+        ),
+        UnerCorpus("sk", "Slovak", "Slovak-SNK", "886e7c6d7e066e23246af5070d115a036a465c6d", "sk_snk"),
+        UnerCorpus(
+            "sr",
+            "Serbian",
+            "Serbian-SET",
+            "0d9685f001c10895572d844ef789c53dade0e265",
+            "sr_set",
+            "in Latin script, as in the source",
+        ),
+    )
 }

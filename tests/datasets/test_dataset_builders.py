@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from scripts.datasets import build, scala, xquad
+from scripts.datasets import build, scala, uner, xquad
 from scripts.datasets.conllu import read_sentences
 from scripts.datasets.source_files import FixtureFiles, SourceMissing
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures" / "dataset_sources"
-SAMPLE = ["scala-sq", "scala-lv", "scala-ca", "sib200-pl", "sib200-el", "xquad-ro"]
+SAMPLE = ["scala-sq", "scala-lv", "scala-ca", "sib200-pl", "sib200-el", "xquad-ro", "uner-sk"]
 
 
 @pytest.mark.parametrize("name", SAMPLE)
@@ -84,6 +84,53 @@ def test_corruptions_follow_the_rules():
     text, kind = scala.corrupt(sentence, {"Anna the old book."}, nouns_capitalised=False)
     assert text != sentence.text() and text != "Anna the old book." and kind in ("swap", "deletion")
     assert scala.corrupt(sentence, set(), False) == scala.corrupt(sentence, set(), False)  # seeded by the text
+
+
+# UNER's columns as in UNER_Croatian-SET (index, token, tag, an older tag, annotator): only the third is read.
+UNER_SENTENCES = """# newdoc id = doc.1
+# sent_id = s1
+# text = Ana i Jean Pierre iz Zagreba vole Turke.
+1\tAna\tB-PER\tB-PER\t-
+2\ti\tO\tO\t-
+3\tJean\tB-OTH\tB-PER\t-
+4\tPierre\tI-PER\tI-PER\t-
+5\tiz\tO\tO\t-
+6\tZagreba\tB-LOC\tB-LOC\t-
+7\tvole\tO\tO\t-
+8\tTurke\tB-OTH\tB-PER\t-
+9\t.\tO\tO\t-
+
+# sent_id = s2
+1\tVlada\tB-ORG\tB-ORG\t-
+2\tHrvatske\tI-ORG\tI-ORG\t-
+
+"""
+
+
+def test_uner_tags_map_onto_glossa_types_as_valid_iob2():
+    first, second = uner.read_sentences(UNER_SENTENCES.encode())
+    assert first.tokens[:3] == ("Ana", "i", "Jean") and first.tags[2] == "B-OTH"  # the third column
+    tags, repaired = uner.glossa_tags(first.tags)
+    assert tags == ["B-PER", "O", "B-MISC", "B-PER", "O", "B-LOC", "O", "B-MISC", "O"]
+    assert repaired == 1  # I-PER after an OTHER entity starts its own entity
+    assert uner.glossa_tags(second.tags) == (["B-ORG", "I-ORG"], 0)
+    assert set(tags) <= set(uner.LABELS)
+
+
+def test_uner_sentences_are_deduplicated_by_tokens_and_split_by_their_own_key():
+    files = {"a.iob2": UNER_SENTENCES.encode(), "b.iob2": UNER_SENTENCES.replace("B-ORG", "B-LOC").encode()}
+    rows, used, counts = uner.build(files, {"test": 1, "val": 0, "train": 1})
+    assert [len(rows[s]) for s in ("test", "val", "train")] == [1, 0, 1]
+    # the first file's copy of each sentence is kept (the second file tags "Vlada Hrvatske" LOC)
+    assert {"tokens": ["Vlada", "Hrvatske"], "labels": ["B-ORG", "I-ORG"]} in rows["test"] + rows["train"]
+    assert {s.tags[0] for s in used} == {"B-PER", "B-ORG"}
+    assert counts == {"repaired": 1, "misc": 2}
+
+
+@pytest.mark.parametrize("line", ["1\tAna\tB-MISC\t-\t-", "1\tAna\tB-PER-X\t-\t-", "1\tAna", "1\t\tO"])
+def test_an_unknown_uner_tag_or_a_short_line_is_refused(line):
+    with pytest.raises(ValueError, match="x.iob2"):
+        uner.read_sentences(f"{line}\n\n".encode(), "x.iob2")
 
 
 def test_fixture_files_round_trip(tmp_path):
