@@ -144,7 +144,7 @@ def test_model_page_shows_scores_with_cis_history_and_reproducibility(client, db
     )
     mean, ci = mean_ci(values)
     assert f'{mean * 100:.2f} <span class="ci">± {ci * 100:.2f}</span>' in html
-    assert html.count('<tr><td><a href="/datasets/') == 8  # 4 datasets × 2 variants
+    assert html.count('<tr data-dataset="') == 8  # 4 datasets × 2 variants
     # Boards it is on, reproducibility facts and the command.
     assert 'href="/leaderboards/da/"' in html
     assert "bf16" in html and "torch 2.13.0, transformers 5.23.0" in html and "chat" in html
