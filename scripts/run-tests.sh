@@ -17,6 +17,9 @@ export HF_HUB_OFFLINE="${HF_HUB_OFFLINE:-1}"
 export GLOSSA_VAR_DIR="${GLOSSA_VAR_DIR:-$PWD/var/test}"
 # The real models' numbers the tests pin are float32's: a CPU with AMX would run bfloat16.
 export GLOSSA_DTYPE="${GLOSSA_DTYPE:-float32}"
+# Compiled modules are kept: with PYTHONDONTWRITEBYTECODE set (some machines set it), every
+# process the suite starts (each Celery worker, each CLI run) compiles the project again.
+unset PYTHONDONTWRITEBYTECODE
 PYTEST=(.venv/bin/python -m pytest -p tests.support.parallel)
 
 if [ $# -gt 0 ]; then

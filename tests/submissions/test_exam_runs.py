@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.django_db(transaction=True)]
 
 @pytest.fixture
 def small_exams(settings):
-    settings.EXAM_QUESTIONS = 2
+    settings.EXAM_QUESTIONS = 1
     settings.EXAM_FOLLOW_UPS = 0
     settings.EXAM_ANSWER_TOKENS = 32
 
@@ -37,12 +37,14 @@ def one_danish_dataset(datasets):
 def known_seed(monkeypatch):
     """The round's seed, pinned: a run samples its questions with an unpredictable seed,
     and with some seeds the bundled models write no question that survives the
-    near-duplicate filter, so an examinee could end with nothing graded. With this seed
-    (checked with the CLI: ``--seed 2``) both examiners keep both of their questions."""
+    near-duplicate filter or the language check, so an examinee could end with nothing
+    graded. With this seed each examiner keeps its one question (checked with the CLI: the
+    job's examiners and examinees in its order, ``--questions 1 --follow-ups 0
+    --answer-tokens 32 --seed 6``; seeds 4 and 5 kept SmolLM2's only)."""
     monkeypatch.setattr(exam_runs, "fresh_seed", lambda: KNOWN_SEED)
 
 
-KNOWN_SEED = 2
+KNOWN_SEED = 6
 
 
 def run_of(submission):
