@@ -34,10 +34,10 @@ def real_exam_file(tmp_path_factory) -> Path:
                 "--examinee", GEMMA,
                 "--examinee", f"{SERVED}@openai:{url}",
                 "--language", "da",
-                "--questions", "2",
+                "--questions", "1",
                 "--follow-ups", "1",
                 "--answer-tokens", "48",
-                "--seed", "7",
+                "--seed", "6",
                 "--output", str(out),
             ]
         )  # fmt: skip
