@@ -19,9 +19,10 @@ import json
 import sys
 from pathlib import Path
 
-from scripts.datasets import scala, sib200, uner, xquad
+from scripts.datasets import ner_corpora, scala, sib200, uner, xquad
 from scripts.datasets.source_files import FixtureFiles, MirrorFiles
 from scripts.datasets.sources import (
+    NER_CORPORA,
     SCALA,
     SIB200,
     SIB_CITATION,
@@ -142,11 +143,32 @@ def build_uner(name: str, files_from, out: Path, fixtures: FixtureFiles | None =
     return write_folder(out, meta, rows)
 
 
+def build_ner(name: str, files_from, out: Path, fixtures: FixtureFiles | None = None) -> Path:
+    corpus = NER_CORPORA[name]
+    read = ner_corpora.read_corpus(corpus, files_from)
+    rows, used, counts = ner_corpora.build(corpus, read)
+    if fixtures is not None:
+        for path, data in ner_corpora.fixture_files(corpus, read, used):
+            fixtures.write(corpus.repo, path, data)
+    meta = {
+        "name": name,
+        "language": corpus.code,
+        "task": "named-entity-recognition",
+        "labels": list(ner_corpora.LABELS),
+        "source": corpus.source,
+        "license": corpus.license,
+        "citation": corpus.citation,
+        "description": ner_corpora.describe(corpus, rows, counts),
+    }
+    return write_folder(out, meta, rows)
+
+
 BUILDERS = {
     **dict.fromkeys(SCALA, build_scala),
     **dict.fromkeys(SIB200, build_sib),
     **dict.fromkeys(XQUAD, build_xquad),
     **dict.fromkeys(UNER, build_uner),
+    **dict.fromkeys(NER_CORPORA, build_ner),
 }
 
 

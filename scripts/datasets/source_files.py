@@ -20,8 +20,13 @@ class MirrorFiles:
 
     root: Path
 
-    def read(self, repo: str, commit: str, path: str) -> bytes:
+    def git_dir(self, repo: str) -> Path:
+        """``root/<owner>+<name>/repo``, or its ``.git`` where the mirror came with one."""
         git_dir = self.root / repo.replace("/", "+") / "repo"
+        return git_dir / ".git" if (git_dir / ".git").is_dir() else git_dir
+
+    def read(self, repo: str, commit: str, path: str) -> bytes:
+        git_dir = self.git_dir(repo)
         if not git_dir.is_dir():
             raise SourceMissing(f"no mirror of {repo} at {git_dir}")
         done = subprocess.run(
@@ -30,6 +35,20 @@ class MirrorFiles:
         if done.returncode != 0:
             raise SourceMissing(f"{repo}@{commit[:10]}:{path}: {done.stderr.decode(errors='replace').strip()}")
         return done.stdout
+
+    def list(self, repo: str, commit: str, under: str) -> list[str]:
+        """The paths of the files under the folder ``under`` at ``commit``."""
+        git_dir = self.git_dir(repo)
+        done = subprocess.run(
+            ["git", f"--git-dir={git_dir}", "ls-tree", "-r", "-z", "--name-only", commit, "--", under],
+            capture_output=True,
+            check=False,
+        )
+        if done.returncode != 0 or not done.stdout:
+            raise SourceMissing(
+                f"{repo}@{commit[:10]}:{under}: no files ({done.stderr.decode(errors='replace').strip()})"
+            )
+        return [path for path in done.stdout.decode("utf-8").split("\0") if path]
 
 
 @dataclass(frozen=True)
@@ -45,6 +64,14 @@ class FixtureFiles:
         if base.is_file():
             return base.read_bytes()
         raise SourceMissing(f"no fixture {base}")
+
+    def list(self, repo: str, commit: str, under: str) -> list[str]:
+        """The paths of the fixture files under ``under`` (``.gz`` dropped), as the source names them."""
+        base = self.root / repo.replace("/", "+")
+        found = [p.relative_to(base).as_posix().removesuffix(".gz") for p in (base / under).rglob("*") if p.is_file()]
+        if not found:
+            raise SourceMissing(f"no fixtures under {base / under}")
+        return found
 
     def write(self, repo: str, path: str, data: bytes) -> Path:
         target = self.root / repo.replace("/", "+") / (path + ".gz")

@@ -1,8 +1,8 @@
 """The pinned public sources of every folder the builders write (name → source).
 
 Adding a language's datasets is one entry here (``SCALA`` for its Universal Dependencies
-treebank, ``SIB200`` for its SIB-200 file, ``UNER`` for its Universal NER corpus) and a run
-of ``python -m scripts.datasets.build``.
+treebank, ``SIB200`` for its SIB-200 file, ``UNER`` for its Universal NER corpus,
+``NER_CORPORA`` for another NER corpus) and a run of ``python -m scripts.datasets.build``.
 The folders scala-da, scala-de, scala-en and scala-nb were built before these builders by
 an earlier procedure (their ``dataset.json`` says how) and are not rebuilt here.
 """
@@ -248,6 +248,96 @@ UNER: dict[str, UnerCorpus] = {
             "0d9685f001c10895572d844ef789c53dade0e265",
             "sr_set",
             "in Latin script, as in the source",
+        ),
+    )
+}
+
+
+@dataclass(frozen=True)
+class NerCorpus:
+    """A named-entity corpus of its own (not Universal NER), read by :mod:`scripts.datasets.ner_corpora`."""
+
+    dataset: str
+    code: str
+    language: str
+    title: str  # how the description names the corpus
+    repo: str
+    commit: str
+    reader: str  # "conll" (token, tag), "conllup" (CoNLL-U Plus with CONLL:NER) or "standoff" (brat)
+    types: tuple[tuple[str, str], ...]  # the corpus's entity type → Glossa's
+    mapping: str  # the description's words for ``types``
+    files: tuple[str, ...] = ()  # read in this order; or, with ``under``, every file there ending in ``suffix``
+    under: str = ""
+    suffix: str = ""
+    files_note: str = ""  # the description's words for the files when they are listed from ``under``
+    fixes: tuple[tuple[str, str], ...] = ()  # a malformed source tag → the tag read in its place
+    license: str = ""
+    citation: str = ""
+
+    @property
+    def source(self) -> str:
+        read = ", ".join(self.files) if self.files else f"{self.under}/**/*{self.suffix}"
+        return f"github.com/{self.repo} @ {self.commit}: {read}"
+
+
+# EuroEval's Finnish, Hungarian and Ukrainian NER languages, from the corpora's own
+# repositories. turku-ner-fi and ner-uk are EuroEval's names and corpora (EuroEval's ner-uk is
+# the Hugging Face copy benjamin/ner-uk of NER-UK v1.0); EuroEval's Hungarian set is SzegedNER,
+# another corpus, so nerkor-hu (NYTK-NerKor) is not comparable with it.
+NER_CORPORA: dict[str, NerCorpus] = {
+    corpus.dataset: corpus
+    for corpus in (
+        NerCorpus(
+            "turku-ner-fi",
+            "fi",
+            "Finnish",
+            "the Turku NER corpus (Luoma et al. 2020)",
+            "TurkuNLP/turku-ner-corpus",
+            "41856819d45580f1c4ce7100e75ea6b859fb75dc",
+            "conll",
+            (("PER", "PER"), ("LOC", "LOC"), ("ORG", "ORG"), ("PRO", "MISC"), ("EVENT", "MISC"), ("DATE", "MISC")),
+            "PER, LOC and ORG kept; PRO (product), EVENT and DATE -> MISC, the mapping of EuroEval's turku-ner-fi "
+            "(so MISC here includes dates, unlike CoNLL's MISC)",
+            files=("data/conll/train.tsv", "data/conll/dev.tsv", "data/conll/test.tsv"),
+            license="CC BY-SA 4.0 (the Turku NER corpus, all parts, as its LICENSE says; share-alike)",
+            citation="Luoma, Oinonen, Pyykönen, Laippala & Pyysalo (2020), A Broad-coverage Corpus for Finnish "
+            "Named Entity Recognition, LREC",
+        ),
+        NerCorpus(
+            "nerkor-hu",
+            "hu",
+            "Hungarian",
+            "NYTK-NerKor (Simon & Vadász 2021)",
+            "nytud/NYTK-NerKor",
+            "7c9c5b5f1f3ec7f94e724e0b92f3afa8eb262d00",
+            "conllup",
+            (("PER", "PER"), ("LOC", "LOC"), ("ORG", "ORG"), ("MISC", "MISC")),
+            "PER, LOC, ORG and MISC kept (NerKor follows CoNLL-2002's four types)",
+            under="data",
+            suffix=".conllup",
+            files_note="the 798 .conllup files under data/, in its train, devel and test folders of five genres each, "
+            "read in path order",
+            fixes=(("V", "O"),),  # one token, "/" in data/train/legal/jrc_1.conllup, has the tag "V"
+            license="CC BY-SA 4.0 (NYTK-NerKor, as its README and license.txt say; share-alike)",
+            citation="Simon & Vadász (2021), Introducing NYTK-NerKor, A Gold Standard Hungarian Named Entity "
+            "Annotated Corpus, TSD 2021, LNCS 12848",
+        ),
+        NerCorpus(
+            "ner-uk",
+            "uk",
+            "Ukrainian",
+            "NER-UK v1.0 (lang-uk), texts of the Open Corpus of Ukrainian Texts (BRUK)",
+            "lang-uk/ner-uk",
+            "7772b45807453854883a8e6d23e4d145014a1a42",
+            "standoff",
+            (("PERS", "PER"), ("LOC", "LOC"), ("ORG", "ORG"), ("MISC", "MISC")),
+            "PERS -> PER; LOC, ORG and MISC kept (v1.0 has these four types only; v2.0's thirteen are not used)",
+            under="v1.0/data",
+            suffix=".tok.txt",
+            files_note="the 262 texts of v1.0/data, each a .tok.txt file with its .tok.ann, read in path order",
+            license="CC BY-NC-SA 4.0 (NER-UK, as its README says; non-commercial, share-alike)",
+            citation="lang-uk, NER-UK: Корпус NER-анотацій українських текстів, github.com/lang-uk/ner-uk (v1.0); "
+            "the texts are from the Open Corpus of Ukrainian Texts (BRUK, github.com/brown-uk/corpus)",
         ),
     )
 }

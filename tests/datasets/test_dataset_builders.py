@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from scripts.datasets import build, scala, uner, xquad
+from scripts.datasets import build, ner_corpora, scala, uner, xquad
 from scripts.datasets.conllu import read_sentences
 from scripts.datasets.source_files import FixtureFiles, SourceMissing
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures" / "dataset_sources"
-SAMPLE = ["scala-sq", "scala-lv", "scala-ca", "sib200-pl", "sib200-el", "xquad-ro", "uner-sk"]
+SAMPLE = ["scala-sq", "scala-lv", "scala-ca", "sib200-pl", "sib200-el", "xquad-ro", "uner-sk", "turku-ner-fi"]
 
 
 @pytest.mark.parametrize("name", SAMPLE)
@@ -131,6 +131,59 @@ def test_uner_sentences_are_deduplicated_by_tokens_and_split_by_their_own_key():
 def test_an_unknown_uner_tag_or_a_short_line_is_refused(line):
     with pytest.raises(ValueError, match="x.iob2"):
         uner.read_sentences(f"{line}\n\n".encode(), "x.iob2")
+
+
+TURKU, NERKOR, NER_UK = (build.NER_CORPORA[n] for n in ("turku-ner-fi", "nerkor-hu", "ner-uk"))
+
+
+def test_turku_types_map_as_euroeval_maps_them_and_documents_are_not_sentences():
+    data = "-DOCSTART-\tO\n\nTurun\tB-ORG\nyliopisto\tI-ORG\n1.5.\tB-DATE\nNokia\tI-PRO\nLumia\tI-PRO\n\n"
+    (sentence,) = ner_corpora.read_columns(data.encode(), TURKU)
+    assert sentence.tokens == ("Turun", "yliopisto", "1.5.", "Nokia", "Lumia")
+    assert ner_corpora.glossa_tags(sentence.tags, TURKU) == (["B-ORG", "I-ORG", "B-MISC", "B-MISC", "I-MISC"], 1, 0)
+    with pytest.raises(ValueError, match="unknown tag 'B-TIME'"):
+        ner_corpora.read_columns(b"klo\tB-TIME\n\n", TURKU)
+
+
+def test_nerkor_reads_form_and_conll_ner_by_the_header_and_hashtags_are_tokens():
+    header = ner_corpora.CONLLUP_HEADER
+    data = f"{header}\n#Szeged\t#Szeged\tPROPN\t_\t_\tB-LOC\t#Szeged\n/\t/\tNUM\t_\t_\tV\t/\n\n"
+    (sentence,) = ner_corpora.read_columns(data.encode(), NERKOR, "x.conllup")
+    assert (sentence.tokens, sentence.tags) == (("#Szeged", "/"), ("B-LOC", "V"))
+    assert ner_corpora.glossa_tags(sentence.tags, NERKOR) == (["B-LOC", "O"], 0, 1)  # the one malformed tag
+    with pytest.raises(ValueError, match="global.columns"):
+        ner_corpora.read_columns(data.replace(" CONLL:NER", "").encode(), NERKOR, "x.conllup")
+    with pytest.raises(ValueError, match="7 columns"):
+        ner_corpora.read_columns(f"{header}\nSzeged\tB-LOC\n\n".encode(), NERKOR, "x.conllup")
+
+
+UK_TEXT = "Тарас Шевченко жив у Києві .\n\nООН і ЮНЕСКО\n"
+UK_ANN = "T1\tPERS 0 14\tТарас Шевченко\nT2\tLOC 21 26\tКиєві\nT3\tORG 30 33\tООН\nT4\tORG 36 42\tЮНЕСКО\n"
+
+
+def test_ner_uk_standoff_entities_become_iob2_tags_of_their_tokens():
+    first, second = ner_corpora.read_standoff(UK_TEXT.encode(), UK_ANN.encode(), NER_UK)
+    assert first.tags == ("B-PERS", "I-PERS", "O", "O", "B-LOC", "O") and first.tokens[4] == "Києві"
+    assert second.tags == ("B-ORG", "O", "B-ORG")
+    assert ner_corpora.glossa_tags(first.tags, NER_UK)[0] == ["B-PER", "I-PER", "O", "O", "B-LOC", "O"]
+    text, ann = ner_corpora._standoff_excerpt([second])  # a fixture of one sentence, offsets counted anew
+    assert ner_corpora.read_standoff(text, ann, NER_UK) == [second]
+
+
+@pytest.mark.parametrize(
+    "ann, problem",
+    [
+        ("T1\tPERS 0 5\tТарас\nT2\tPERS 0 14\tТарас Шевченко\n", "two entities start"),
+        ("T1\tPERS 0 4\tТара\n", "ends inside the token"),
+        ("T1\tPERS 1 5\tарас\n", "do not start at a token"),
+        ("T1\tPERS 0 5\tТарик\n", "is not 'Тарик'"),
+        ("T1\tJOB 0 5\tТарас\n", "known type"),
+        ("T1\tPERS 0 14\tТарас Шевченко\nT2\tPERS 6 14\tШевченко\n", "overlapping"),
+    ],
+)
+def test_a_misplaced_or_unknown_standoff_entity_is_refused(ann, problem):
+    with pytest.raises(ValueError, match=problem):
+        ner_corpora.read_standoff(UK_TEXT.encode(), ann.encode(), NER_UK, "x.tok.txt")
 
 
 def test_fixture_files_round_trip(tmp_path):

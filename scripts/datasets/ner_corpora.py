@@ -1,0 +1,265 @@
+"""Named-entity recognition from corpora outside Universal NER, each in its own format:
+two-column CoNLL files (token, IOB2 tag), CoNLL-U Plus files with a ``CONLL:NER`` column,
+and brat standoff annotations of tokenized texts.
+
+Each reader gives :class:`scripts.datasets.uner.Sentence` items with the corpus's own tags;
+from there a set is made as in :mod:`scripts.datasets.uner`: the files are pooled, duplicate
+token sequences dropped, the sentences cut into splits by a key of their own tokens, and the
+tags mapped onto PER/LOC/ORG/MISC as valid IOB2. A fixture holding only the sentences used
+rebuilds the folder byte for byte (:func:`fixture_files` writes one)."""
+
+from __future__ import annotations
+
+from scripts.datasets.sampling import SEED, take_splits
+from scripts.datasets.sources import NerCorpus
+from scripts.datasets.uner import LABELS, SIZES, Sentence
+
+__all__ = ["LABELS", "build", "describe", "fixture_files", "read_corpus"]
+
+FORMATS = {
+    "conll": (
+        "The files are read as two tab-separated columns, the token and its IOB2 tag, one token a line; a blank "
+        "line ends a sentence, and the -DOCSTART- lines between documents are skipped."
+    ),
+    "conllup": (
+        "The files are CoNLL-U Plus: each begins with a '# global.columns' line naming its columns, the token is "
+        "read from FORM and the IOB2 tag from CONLL:NER (other columns are not read), and a blank line ends a "
+        "sentence."
+    ),
+    "standoff": (
+        "Each text is a tokenized .tok.txt file (one sentence a line, tokens separated by spaces) with a .tok.ann "
+        "file of brat standoff entities (type, start and end character offsets into the .tok.txt, the entity's "
+        "text). An entity must start and end at token boundaries within one line, match its text and overlap no "
+        "other entity (every one in the source does; the builder refuses anything else); its first token is "
+        "tagged B-, the others I-."
+    ),
+}
+
+# NYTK-NerKor's column line, the same in every file at the pinned commit (fixtures begin with it)
+CONLLUP_HEADER = "# global.columns = FORM LEMMA UPOS XPOS FEATS CONLL:NER EMMORPH:LEMMA"
+
+DESCRIPTION = (
+    "Named-entity recognition for {language}, built by scripts/datasets (ner_corpora.py) from {title}, "
+    "github.com/{repo} ({files}). {format} Tokens are kept as written. Tag mapping onto PER/LOC/ORG/MISC: "
+    "{mapping}{fixes}. An I- tag that does not continue an entity of its own type (the corpus's type, before the "
+    "mapping) becomes B- (tags changed so in the rows kept: {repaired}). Entities in the rows kept: {entities}. "
+    "The files are pooled and sentences with the same token sequence dropped (the first kept, in the order the "
+    "files are read); each sentence gets a key, SHA-256 of seed {seed} and its tokens joined by tabs; sentences "
+    "are sorted by key and the first {test} form test, the next {val} val and the next {train} train{sizes_note}. "
+    "Rows are in key order."
+)
+
+
+def _tag_checker(corpus: NerCorpus, where: str):
+    types, fixes = dict(corpus.types), dict(corpus.fixes)
+
+    def check(tag: str) -> str:
+        if tag == "O" or tag in fixes:
+            return tag
+        prefix, _, kind = tag.partition("-")
+        if prefix not in ("B", "I") or kind not in types:
+            raise ValueError(f"{where}: unknown tag {tag!r}")
+        return tag
+
+    return check
+
+
+def read_columns(data: bytes, corpus: NerCorpus, where: str = "") -> list[Sentence]:
+    """Sentences of a two-column CoNLL file or a CoNLL-U Plus file (the corpus's reader says which)."""
+    text = data.decode("utf-8").replace("\r\n", "\n")
+    check = _tag_checker(corpus, where)
+    token_col, tag_col, width = 0, 1, 2
+    if corpus.reader == "conllup":
+        header, _, text = text.partition("\n")
+        columns = header.removeprefix("# global.columns = ").split()
+        if not header.startswith("# global.columns = ") or "FORM" not in columns or "CONLL:NER" not in columns:
+            raise ValueError(f"{where}: no '# global.columns' line naming FORM and CONLL:NER")
+        token_col, tag_col, width = columns.index("FORM"), columns.index("CONLL:NER"), len(columns)
+    sentences = []
+    for block in text.split("\n\n"):
+        lines = [line for line in block.split("\n") if line and not line.startswith("-DOCSTART-\t")]
+        rows = [line.split("\t") for line in lines]
+        for line, cols in zip(lines, rows, strict=True):
+            if len(cols) != width or not cols[token_col]:
+                raise ValueError(f"{where}: a token line has {width} columns and a token: {line!r}")
+        if rows:
+            tokens = tuple(cols[token_col] for cols in rows)
+            sentences.append(Sentence(tokens, tuple(check(cols[tag_col]) for cols in rows), "\n".join(lines)))
+    return sentences
+
+
+def line_tokens(line: str) -> list[tuple[int, int]]:
+    """(start, end) of each space-separated token of ``line``."""
+    spans, start = [], 0
+    for piece in line.split(" "):
+        if piece:
+            spans.append((start, start + len(piece)))
+        start += len(piece) + 1
+    return spans
+
+
+def _entities(ann: str, text: str, types: dict, where: str) -> dict[int, tuple[int, str]]:
+    """start → (end, type) of each entity of a .tok.ann, checked against its text."""
+    found: dict[int, tuple[int, str]] = {}
+    for line in ann.replace("\r\n", "\n").split("\n"):
+        if not line.strip():
+            continue
+        parts = line.split("\t")
+        kind, *offsets = parts[1].split(" ") if len(parts) == 3 and parts[0].startswith("T") else ("", "")
+        if kind not in types or len(offsets) != 2:
+            raise ValueError(f"{where}: not an entity of a known type with one span: {line!r}")
+        start, end = int(offsets[0]), int(offsets[1])
+        if start in found:
+            raise ValueError(f"{where}: two entities start at {start}")
+        if text[start:end] != parts[2] or "\n" in parts[2]:
+            raise ValueError(f"{where}: the span {start}-{end} is not {parts[2]!r} within one line")
+        found[start] = (end, kind)
+    return found
+
+
+def read_standoff(text_data: bytes, ann_data: bytes, corpus: NerCorpus, where: str = "") -> list[Sentence]:
+    """Sentences (lines) of a tokenized text with their entities as IOB2 tags in the corpus's types."""
+    text = text_data.decode("utf-8")
+    entities = _entities(ann_data.decode("utf-8"), text, dict(corpus.types), where)
+    sentences, offset, placed = [], 0, 0
+    for line in text.split("\n"):
+        spans = line_tokens(line)
+        tags, inside = [], None  # inside: (end, type) of the entity being tagged
+        for start, end in spans:
+            begun = entities.get(offset + start)
+            if begun and inside:
+                raise ValueError(f"{where}: overlapping entities at {offset + start}")
+            if begun:
+                inside, placed = begun, placed + 1
+            tags.append("O" if inside is None else f"{'B' if begun else 'I'}-{inside[1]}")
+            if inside and offset + end > inside[0]:
+                raise ValueError(f"{where}: an entity ends inside the token at {offset + start}")
+            if inside and offset + end == inside[0]:
+                inside = None
+        if inside:
+            raise ValueError(f"{where}: an entity runs past the end of its line")
+        if spans:
+            sentences.append(Sentence(tuple(line[s:e] for s, e in spans), tuple(tags), line))
+        offset += len(line) + 1
+    if placed != len(entities):
+        raise ValueError(f"{where}: {len(entities) - placed} entities do not start at a token")
+    return sentences
+
+
+def source_paths(corpus: NerCorpus, files_from) -> list[str]:
+    if corpus.files:
+        return list(corpus.files)
+    return sorted(p for p in files_from.list(corpus.repo, corpus.commit, corpus.under) if p.endswith(corpus.suffix))
+
+
+def read_corpus(corpus: NerCorpus, files_from) -> list[tuple[str, list[Sentence]]]:
+    """(path, its sentences) for every file of the corpus, in the order read."""
+    out = []
+    for path in source_paths(corpus, files_from):
+        data = files_from.read(corpus.repo, corpus.commit, path)
+        if corpus.reader == "standoff":
+            ann = files_from.read(corpus.repo, corpus.commit, path.removesuffix(".txt") + ".ann")
+            out.append((path, read_standoff(data, ann, corpus, path)))
+        else:
+            out.append((path, read_columns(data, corpus, path)))
+    return out
+
+
+def glossa_tags(tags: tuple[str, ...], corpus: NerCorpus) -> tuple[list[str], int, int]:
+    """(the tags mapped onto PER/LOC/ORG/MISC as valid IOB2, I- tags made B-, malformed tags fixed)."""
+    types, fixes = dict(corpus.types), dict(corpus.fixes)
+    out, repaired, fixed, previous = [], 0, 0, "O"  # previous: the source tag before this one
+    for tag in tags:
+        if tag in fixes:
+            tag, fixed = fixes[tag], fixed + 1
+        mapped = tag
+        if tag != "O":
+            prefix, kind = tag[0], tag[2:]
+            if prefix == "I" and previous[2:] != kind:  # the source's types: PRO after DATE starts anew
+                prefix, repaired = "B", repaired + 1
+            mapped = f"{prefix}-{types[kind]}"
+        out.append(mapped)
+        previous = tag
+    return out, repaired, fixed
+
+
+def build(corpus: NerCorpus, read: list[tuple[str, list[Sentence]]], sizes: dict[str, int] | None = None):
+    """(splits of rows, the sentences used, counts of the rows kept: repaired and fixed tags, entities by type)."""
+    sentences = [s for _, file_sentences in read for s in file_sentences]
+    splits = take_splits(sentences, lambda s: s.key, sizes or SIZES)
+    rows: dict[str, list[dict]] = {}
+    counts = {"repaired": 0, "fixed": 0, **dict.fromkeys(("PER", "LOC", "ORG", "MISC"), 0)}
+    for name, split in splits.items():
+        rows[name] = []
+        for sentence in split:
+            tags, repaired, fixed = glossa_tags(sentence.tags, corpus)
+            counts["repaired"] += repaired
+            counts["fixed"] += fixed
+            for tag in tags:
+                if tag.startswith("B-"):
+                    counts[tag[2:]] += 1
+            rows[name].append({"tokens": list(sentence.tokens), "labels": tags})
+    used = [s for split in splits.values() for s in split]
+    return rows, used, counts
+
+
+def describe(corpus: NerCorpus, rows: dict, counts: dict) -> str:
+    wanted = sum(SIZES.values())
+    if sum(len(split) for split in rows.values()) == wanted:
+        sizes_note = " (EuroEval's mini sizes)"
+    else:
+        sizes_note = f", sizes in proportion because the pool is smaller than {wanted}"
+    fixes = "".join(
+        f"; a tag {bad!r}, not IOB2, is read as {good} (in the rows kept: {counts['fixed']})"
+        for bad, good in corpus.fixes
+    )
+    return DESCRIPTION.format(
+        language=corpus.language,
+        title=corpus.title,
+        repo=corpus.repo,
+        files=corpus.files_note or ", ".join(corpus.files),
+        format=FORMATS[corpus.reader],
+        mapping=corpus.mapping,
+        fixes=fixes,
+        repaired=counts["repaired"],
+        entities=", ".join(f"{kind} {counts[kind]}" for kind in ("PER", "LOC", "ORG", "MISC")),
+        seed=SEED,
+        test=len(rows["test"]),
+        val=len(rows["val"]),
+        train=len(rows["train"]),
+        sizes_note=sizes_note,
+    )
+
+
+def _standoff_excerpt(sentences: list[Sentence]) -> tuple[bytes, bytes]:
+    """A .tok.txt of just these sentences and its .tok.ann, the offsets counted anew."""
+    lines, entities, offset = [], [], 0
+    for sentence in sentences:
+        spans = line_tokens(sentence.block)
+        for i, tag in enumerate(sentence.tags):
+            if tag.startswith("B-"):
+                last = i
+                while last + 1 < len(sentence.tags) and sentence.tags[last + 1] == f"I-{tag[2:]}":
+                    last += 1
+                start, end = spans[i][0], spans[last][1]
+                entities.append((offset + start, offset + end, tag[2:], sentence.block[start:end]))
+        lines.append(sentence.block)
+        offset += len(sentence.block) + 1
+    ann = "".join(f"T{n}\t{kind} {start} {end}\t{text}\n" for n, (start, end, kind, text) in enumerate(entities, 1))
+    return ("\n".join(lines) + "\n").encode("utf-8"), ann.encode("utf-8")
+
+
+def fixture_files(corpus: NerCorpus, read: list[tuple[str, list[Sentence]]], used: list[Sentence]):
+    """(path, bytes) of excerpts of the source files holding just the sentences used (files with none left out)."""
+    blocks = {s.block for s in used}
+    for path, sentences in read:
+        kept = [s for s in sentences if s.block in blocks]
+        if not kept and not corpus.files:
+            continue
+        if corpus.reader == "standoff":
+            text, ann = _standoff_excerpt(kept)
+            yield path, text
+            yield path.removesuffix(".txt") + ".ann", ann
+            continue
+        prefix = CONLLUP_HEADER + "\n" if corpus.reader == "conllup" else ""
+        yield path, (prefix + "\n\n".join(s.block for s in kept) + "\n\n").encode("utf-8")
