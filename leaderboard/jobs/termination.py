@@ -16,16 +16,18 @@ import signal
 import threading
 
 GRACE_SECONDS = 10.0
+POOL_HANDLER_MODULE = "billiard.common"  # where a pool process's terminate handler lives
 
 
 def arm_termination_fallback(grace: float = GRACE_SECONDS) -> bool:
-    """Wrap this process's ``SIGTERM`` handler with the fallback; False where there is no
-    Python handler to wrap (the default action already ends the process) or this is not the
-    main thread (only it may set handlers). Arming twice wraps once."""
+    """Wrap this process's ``SIGTERM`` handler with the fallback; only a pool process's
+    handler (billiard's) is wrapped: False for the default action (it ends the process
+    already), for any other handler (a worker's own warm shutdown waits for its job, as it
+    should) and off the main thread (only it may set handlers). Arming twice wraps once."""
     if threading.current_thread() is not threading.main_thread():
         return False
     current = signal.getsignal(signal.SIGTERM)
-    if not callable(current) or getattr(current, "termination_fallback", False):
+    if getattr(current, "__module__", None) != POOL_HANDLER_MODULE:
         return False
 
     def end_for_sure(signum, frame):

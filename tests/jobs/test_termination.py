@@ -76,3 +76,13 @@ def test_the_fallback_leaves_a_process_without_a_python_handler_alone():
         "assert not arm_termination_fallback()\nassert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL\n"
     )
     subprocess.run([sys.executable, "-c", check], check=True, timeout=30)
+
+
+def test_the_fallback_wraps_only_a_pool_processs_handler():
+    check = (
+        "import signal\nfrom leaderboard.jobs.termination import arm_termination_fallback\n"
+        "def warm_shutdown(signum, frame): pass\n"
+        "signal.signal(signal.SIGTERM, warm_shutdown)\n"
+        "assert not arm_termination_fallback()\nassert signal.getsignal(signal.SIGTERM) is warm_shutdown\n"
+    )
+    subprocess.run([sys.executable, "-c", check], check=True, timeout=30)
