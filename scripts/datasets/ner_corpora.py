@@ -1,6 +1,7 @@
 """Named-entity recognition from corpora outside Universal NER, each in its own format:
-two-column CoNLL files (token, IOB2 tag), CoNLL-U Plus files with a ``CONLL:NER`` column,
-and brat standoff annotations of tokenized texts.
+two-column CoNLL files (token, IOB2 tag), three-column files (index, token, IOB2 tag),
+CoNLL-U Plus files with a ``CONLL:NER`` column, and brat standoff annotations of tokenized
+texts.
 
 Each reader gives :class:`scripts.datasets.ner_rows.Sentence` items with the corpus's own
 tags; from there a set is made as for :mod:`scripts.datasets.uner`, by
@@ -22,6 +23,10 @@ FORMATS = {
         "The files are read as two tab-separated columns, the token and its IOB2 tag, one token a line; a blank "
         "line ends a sentence, and the -DOCSTART- lines between documents are skipped."
     ),
+    "indexed": (
+        "The files are read as three tab-separated columns, the token's index in its sentence (not read), the token "
+        "and its IOB2 tag, one token a line; a blank line ends a sentence."
+    ),
     "conllup": (
         "The files are CoNLL-U Plus: each begins with a '# global.columns' line naming its columns, the token is "
         "read from FORM and the IOB2 tag from CONLL:NER (other columns are not read), and a blank line ends a "
@@ -36,12 +41,14 @@ FORMATS = {
     ),
 }
 
+# reader → (token column, tag column, columns a line) of the column formats that name no columns
+COLUMNS = {"conll": (0, 1, 2), "indexed": (1, 2, 3)}
 # NYTK-NerKor's column line, the same in every file at the pinned commit (fixtures begin with it)
 CONLLUP_HEADER = "# global.columns = FORM LEMMA UPOS XPOS FEATS CONLL:NER EMMORPH:LEMMA"
 
 DESCRIPTION = (
     "Named-entity recognition for {language}, built by scripts/datasets (ner_corpora.py) from {title}, "
-    "github.com/{repo} ({files}). {format} Tokens are kept as written. Tag mapping onto PER/LOC/ORG/MISC: "
+    "github.com/{repo} ({files}).{about} {format} Tokens are kept as written. Tag mapping onto PER/LOC/ORG/MISC: "
     "{mapping}{fixes}. An I- tag that does not continue an entity of its own type (the corpus's type, before the "
     "mapping) becomes B- (tags changed so in the rows kept: {repaired}). Entities in the rows kept: {entities}. "
     "The files are pooled and sentences with the same token sequence dropped (the first kept, in the order the "
@@ -66,11 +73,12 @@ def _tag_checker(corpus: NerCorpus, where: str):
 
 
 def read_columns(data: bytes, corpus: NerCorpus, where: str = "") -> list[Sentence]:
-    """Sentences of a two-column CoNLL file or a CoNLL-U Plus file (the corpus's reader says which)."""
+    """Sentences of a two- or three-column file or a CoNLL-U Plus file (the corpus's reader says which)."""
     text = data.decode("utf-8").replace("\r\n", "\n")
     check = _tag_checker(corpus, where)
-    token_col, tag_col, width = 0, 1, 2
-    if corpus.reader == "conllup":
+    if corpus.reader in COLUMNS:
+        token_col, tag_col, width = COLUMNS[corpus.reader]
+    else:
         header, _, text = text.partition("\n")
         columns = header.removeprefix("# global.columns = ").split()
         if not header.startswith("# global.columns = ") or "FORM" not in columns or "CONLL:NER" not in columns:
@@ -182,6 +190,7 @@ def describe(corpus: NerCorpus, rows: dict, counts: dict) -> str:
         title=corpus.title,
         repo=corpus.repo,
         files=corpus.files_note or ", ".join(corpus.files),
+        about=f" {corpus.about}" if corpus.about else "",
         format=FORMATS[corpus.reader],
         mapping=corpus.mapping,
         fixes=fixes,

@@ -15,7 +15,17 @@ from scripts.datasets.source_files import FixtureFiles, SourceMissing
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures" / "dataset_sources"
-SAMPLE = ["scala-sq", "scala-lv", "scala-ca", "sib200-pl", "sib200-el", "xquad-ro", "uner-sk", "turku-ner-fi"]
+SAMPLE = [
+    "scala-sq",
+    "scala-lv",
+    "scala-ca",
+    "sib200-pl",
+    "sib200-el",
+    "xquad-ro",
+    "uner-sk",
+    "turku-ner-fi",
+    "wikineural-pl",
+]
 
 
 @pytest.mark.parametrize("name", SAMPLE)
@@ -163,6 +173,18 @@ def test_nerkor_reads_form_and_conll_ner_by_the_header_and_hashtags_are_tokens()
         ner_corpora.read_columns(data.replace(" CONLL:NER", "").encode(), NERKOR, "x.conllup")
     with pytest.raises(ValueError, match="7 columns"):
         ner_corpora.read_columns(f"{header}\nSzeged\tB-LOC\n\n".encode(), NERKOR, "x.conllup")
+
+
+def test_wikineural_reads_the_token_and_tag_after_the_index_and_its_description_says_silver():
+    corpus = build.NER_CORPORA["wikineural-pl"]
+    data = "0\tW\tO\n1\tKrakowie\tB-LOC\n2\tJan\tI-PER\n\n0\tONZ\tB-ORG\n\n"
+    first, second = ner_corpora.read_columns(data.encode(), corpus, "x.conllu")
+    assert (first.tokens, first.tags, second.tokens) == (("W", "Krakowie", "Jan"), ("O", "B-LOC", "I-PER"), ("ONZ",))
+    assert ner_rows.glossa_tags(first.tags, dict(corpus.types)) == (["O", "B-LOC", "B-PER"], 1, 0)
+    with pytest.raises(ValueError, match="3 columns"):
+        ner_corpora.read_columns(b"W\tO\n\n", corpus, "x.conllu")
+    meta = json.loads((REPO / "data" / "datasets" / "wikineural-pl" / "dataset.json").read_text(encoding="utf-8"))
+    assert "silver data" in meta["description"] and "NC" in meta["license"]
 
 
 UK_TEXT = "Тарас Шевченко жив у Києві .\n\nООН і ЮНЕСКО\n"
