@@ -1,18 +1,20 @@
 """Named-entity recognition from corpora outside Universal NER, each in its own format:
-two-column CoNLL files (token, IOB2 tag), CoNLL-U Plus files with a ``CONLL:NER`` column,
-and brat standoff annotations of tokenized texts.
+two-column CoNLL files (token, IOB2 tag), three-column files (index, token, IOB2 tag),
+CoNLL-U Plus files with a ``CONLL:NER`` column, and brat standoff annotations of tokenized
+texts.
 
-Each reader gives :class:`scripts.datasets.uner.Sentence` items with the corpus's own tags;
-from there a set is made as in :mod:`scripts.datasets.uner`: the files are pooled, duplicate
-token sequences dropped, the sentences cut into splits by a key of their own tokens, and the
-tags mapped onto PER/LOC/ORG/MISC as valid IOB2. A fixture holding only the sentences used
-rebuilds the folder byte for byte (:func:`fixture_files` writes one)."""
+Each reader gives :class:`scripts.datasets.ner_rows.Sentence` items with the corpus's own
+tags; from there a set is made as for :mod:`scripts.datasets.uner`, by
+:mod:`scripts.datasets.ner_rows`: the files are pooled, duplicate token sequences dropped,
+the sentences cut into splits by a key of their own tokens, and the tags mapped onto
+PER/LOC/ORG/MISC as valid IOB2. A fixture holding only the sentences used rebuilds the
+folder byte for byte (:func:`fixture_files` writes one)."""
 
 from __future__ import annotations
 
-from scripts.datasets.sampling import SEED, take_splits
+from scripts.datasets.ner_rows import KINDS, LABELS, Sentence, build_rows, sizes_note
+from scripts.datasets.sampling import SEED
 from scripts.datasets.sources import NerCorpus
-from scripts.datasets.uner import LABELS, SIZES, Sentence
 
 __all__ = ["LABELS", "build", "describe", "fixture_files", "read_corpus"]
 
@@ -20,6 +22,10 @@ FORMATS = {
     "conll": (
         "The files are read as two tab-separated columns, the token and its IOB2 tag, one token a line; a blank "
         "line ends a sentence, and the -DOCSTART- lines between documents are skipped."
+    ),
+    "indexed": (
+        "The files are read as three tab-separated columns, the token's index in its sentence (not read), the token "
+        "and its IOB2 tag, one token a line; a blank line ends a sentence."
     ),
     "conllup": (
         "The files are CoNLL-U Plus: each begins with a '# global.columns' line naming its columns, the token is "
@@ -35,12 +41,14 @@ FORMATS = {
     ),
 }
 
+# reader → (token column, tag column, columns a line) of the column formats that name no columns
+COLUMNS = {"conll": (0, 1, 2), "indexed": (1, 2, 3)}
 # NYTK-NerKor's column line, the same in every file at the pinned commit (fixtures begin with it)
 CONLLUP_HEADER = "# global.columns = FORM LEMMA UPOS XPOS FEATS CONLL:NER EMMORPH:LEMMA"
 
 DESCRIPTION = (
     "Named-entity recognition for {language}, built by scripts/datasets (ner_corpora.py) from {title}, "
-    "github.com/{repo} ({files}). {format} Tokens are kept as written. Tag mapping onto PER/LOC/ORG/MISC: "
+    "github.com/{repo} ({files}).{about} {format} Tokens are kept as written. Tag mapping onto PER/LOC/ORG/MISC: "
     "{mapping}{fixes}. An I- tag that does not continue an entity of its own type (the corpus's type, before the "
     "mapping) becomes B- (tags changed so in the rows kept: {repaired}). Entities in the rows kept: {entities}. "
     "The files are pooled and sentences with the same token sequence dropped (the first kept, in the order the "
@@ -65,11 +73,12 @@ def _tag_checker(corpus: NerCorpus, where: str):
 
 
 def read_columns(data: bytes, corpus: NerCorpus, where: str = "") -> list[Sentence]:
-    """Sentences of a two-column CoNLL file or a CoNLL-U Plus file (the corpus's reader says which)."""
+    """Sentences of a two- or three-column file or a CoNLL-U Plus file (the corpus's reader says which)."""
     text = data.decode("utf-8").replace("\r\n", "\n")
     check = _tag_checker(corpus, where)
-    token_col, tag_col, width = 0, 1, 2
-    if corpus.reader == "conllup":
+    if corpus.reader in COLUMNS:
+        token_col, tag_col, width = COLUMNS[corpus.reader]
+    else:
         header, _, text = text.partition("\n")
         columns = header.removeprefix("# global.columns = ").split()
         if not header.startswith("# global.columns = ") or "FORM" not in columns or "CONLL:NER" not in columns:
@@ -165,50 +174,13 @@ def read_corpus(corpus: NerCorpus, files_from) -> list[tuple[str, list[Sentence]
     return out
 
 
-def glossa_tags(tags: tuple[str, ...], corpus: NerCorpus) -> tuple[list[str], int, int]:
-    """(the tags mapped onto PER/LOC/ORG/MISC as valid IOB2, I- tags made B-, malformed tags fixed)."""
-    types, fixes = dict(corpus.types), dict(corpus.fixes)
-    out, repaired, fixed, previous = [], 0, 0, "O"  # previous: the source tag before this one
-    for tag in tags:
-        if tag in fixes:
-            tag, fixed = fixes[tag], fixed + 1
-        mapped = tag
-        if tag != "O":
-            prefix, kind = tag[0], tag[2:]
-            if prefix == "I" and previous[2:] != kind:  # the source's types: PRO after DATE starts anew
-                prefix, repaired = "B", repaired + 1
-            mapped = f"{prefix}-{types[kind]}"
-        out.append(mapped)
-        previous = tag
-    return out, repaired, fixed
-
-
 def build(corpus: NerCorpus, read: list[tuple[str, list[Sentence]]], sizes: dict[str, int] | None = None):
-    """(splits of rows, the sentences used, counts of the rows kept: repaired and fixed tags, entities by type)."""
+    """(splits of rows, the sentences used, counts of the rows kept) of :func:`ner_rows.build_rows`."""
     sentences = [s for _, file_sentences in read for s in file_sentences]
-    splits = take_splits(sentences, lambda s: s.key, sizes or SIZES)
-    rows: dict[str, list[dict]] = {}
-    counts = {"repaired": 0, "fixed": 0, **dict.fromkeys(("PER", "LOC", "ORG", "MISC"), 0)}
-    for name, split in splits.items():
-        rows[name] = []
-        for sentence in split:
-            tags, repaired, fixed = glossa_tags(sentence.tags, corpus)
-            counts["repaired"] += repaired
-            counts["fixed"] += fixed
-            for tag in tags:
-                if tag.startswith("B-"):
-                    counts[tag[2:]] += 1
-            rows[name].append({"tokens": list(sentence.tokens), "labels": tags})
-    used = [s for split in splits.values() for s in split]
-    return rows, used, counts
+    return build_rows(sentences, dict(corpus.types), dict(corpus.fixes), sizes)
 
 
 def describe(corpus: NerCorpus, rows: dict, counts: dict) -> str:
-    wanted = sum(SIZES.values())
-    if sum(len(split) for split in rows.values()) == wanted:
-        sizes_note = " (EuroEval's mini sizes)"
-    else:
-        sizes_note = f", sizes in proportion because the pool is smaller than {wanted}"
     fixes = "".join(
         f"; a tag {bad!r}, not IOB2, is read as {good} (in the rows kept: {counts['fixed']})"
         for bad, good in corpus.fixes
@@ -218,16 +190,17 @@ def describe(corpus: NerCorpus, rows: dict, counts: dict) -> str:
         title=corpus.title,
         repo=corpus.repo,
         files=corpus.files_note or ", ".join(corpus.files),
+        about=f" {corpus.about}" if corpus.about else "",
         format=FORMATS[corpus.reader],
         mapping=corpus.mapping,
         fixes=fixes,
         repaired=counts["repaired"],
-        entities=", ".join(f"{kind} {counts[kind]}" for kind in ("PER", "LOC", "ORG", "MISC")),
+        entities=", ".join(f"{kind} {counts[kind]}" for kind in KINDS),
         seed=SEED,
         test=len(rows["test"]),
         val=len(rows["val"]),
         train=len(rows["train"]),
-        sizes_note=sizes_note,
+        sizes_note=sizes_note(rows),
     )
 
 

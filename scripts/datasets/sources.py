@@ -263,13 +263,14 @@ class NerCorpus:
     title: str  # how the description names the corpus
     repo: str
     commit: str
-    reader: str  # "conll" (token, tag), "conllup" (CoNLL-U Plus with CONLL:NER) or "standoff" (brat)
+    reader: str  # "conll" (token, tag), "indexed" (index, token, tag), "conllup" (CoNLL-U Plus), "standoff" (brat)
     types: tuple[tuple[str, str], ...]  # the corpus's entity type → Glossa's
     mapping: str  # the description's words for ``types``
     files: tuple[str, ...] = ()  # read in this order; or, with ``under``, every file there ending in ``suffix``
     under: str = ""
     suffix: str = ""
-    files_note: str = ""  # the description's words for the files when they are listed from ``under``
+    files_note: str = ""  # the description's words for the files, where a list of them would not say enough
+    about: str = ""  # what the description says of the corpus's annotation, where there is something to say
     fixes: tuple[tuple[str, str], ...] = ()  # a malformed source tag → the tag read in its place
     license: str = ""
     citation: str = ""
@@ -280,10 +281,54 @@ class NerCorpus:
         return f"github.com/{self.repo} @ {self.commit}: {read}"
 
 
+WIKINEURAL_REPO = "Babelscape/wikineural"
+WIKINEURAL_COMMIT = "d2e28c770cba2b285e742529ae18ed849e336c65"  # the newest; the data files date from 60dcc65
+WIKINEURAL_ABOUT = (
+    "WikiNEuRal is silver data: Wikipedia sentences annotated automatically (by combining the BabelNet knowledge base "
+    "with BERT-based neural models), not gold annotation made or checked by people, so some of its tags are wrong "
+    "and a score measures agreement with that automatic annotation."
+)
+WIKINEURAL_LICENSE = (
+    "CC BY-NC-SA 4.0 (WikiNEuRal: its LICENSE file is the Attribution-NonCommercial-ShareAlike 4.0 International "
+    "text, its README says 'CC BY-SA-NC 4.0' and its badge 'CC BY-NC 4.0'; non-commercial, share-alike); the "
+    "sentences are from Wikipedia, the annotations by Babelscape"
+)
+WIKINEURAL_CITATION = (
+    "Tedeschi, Maiorca, Campolungo, Cecconi & Navigli (2021), WikiNEuRal: Combined Neural and Knowledge-based Silver "
+    "Data Creation for Multilingual NER, Findings of EMNLP 2021"
+)
+
+
+def _wikineural(code: str, language: str) -> NerCorpus:
+    folder = f"data/wikineural/{code}"
+    return NerCorpus(
+        f"wikineural-{code}",
+        code,
+        language,
+        "WikiNEuRal (Tedeschi et al. 2021)",
+        WIKINEURAL_REPO,
+        WIKINEURAL_COMMIT,
+        "indexed",
+        (("PER", "PER"), ("LOC", "LOC"), ("ORG", "ORG"), ("MISC", "MISC")),
+        "PER, LOC, ORG and MISC kept (WikiNEuRal has CoNLL-2003's four types)",
+        files=(f"{folder}/val.conllu", f"{folder}/test.conllu"),
+        files_note=f"{folder}/val.conllu, then {folder}/test.conllu; its train.conllu, not in the mirrored "
+        "snapshot, is not read",
+        about=WIKINEURAL_ABOUT,
+        license=WIKINEURAL_LICENSE,
+        citation=WIKINEURAL_CITATION,
+    )
+
+
 # EuroEval's Finnish, Hungarian and Ukrainian NER languages, from the corpora's own
 # repositories. turku-ner-fi and ner-uk are EuroEval's names and corpora (EuroEval's ner-uk is
 # the Hugging Face copy benjamin/ner-uk of NER-UK v1.0); EuroEval's Hungarian set is SzegedNER,
-# another corpus, so nerkor-hu (NYTK-NerKor) is not comparable with it.
+# another corpus, so nerkor-hu (NYTK-NerKor) is not comparable with it. WikiNEuRal gives NER
+# to Spanish, French, Italian, Dutch and Polish; EuroEval's sets for these (conll-es, eltec,
+# multinerd-it, conll-nl, kpwr-ner) are other corpora, so the wikineural-* sets are not
+# comparable with them. WikiNEuRal's train.conllu files are listed in the mirror's snapshot
+# without contents; its val and test files hold 19,158 (es) to 27,105 (pl)
+# sentences, far more than the 3,328 rows a set takes.
 NER_CORPORA: dict[str, NerCorpus] = {
     corpus.dataset: corpus
     for corpus in (
@@ -338,6 +383,16 @@ NER_CORPORA: dict[str, NerCorpus] = {
             license="CC BY-NC-SA 4.0 (NER-UK, as its README says; non-commercial, share-alike)",
             citation="lang-uk, NER-UK: Корпус NER-анотацій українських текстів, github.com/lang-uk/ner-uk (v1.0); "
             "the texts are from the Open Corpus of Ukrainian Texts (BRUK, github.com/brown-uk/corpus)",
+        ),
+        *(
+            _wikineural(code, language)
+            for code, language in (
+                ("es", "Spanish"),
+                ("fr", "French"),
+                ("it", "Italian"),
+                ("nl", "Dutch"),
+                ("pl", "Polish"),
+            )
         ),
     )
 }

@@ -4,18 +4,18 @@ Dependencies sentences), one language at a time.
 UNER ships each language as IOB2 column files: one token a line, tab-separated columns
 (index, token, tag, then columns this module does not read), ``#`` comment lines and a
 blank line after each sentence. The files of a language are pooled, duplicate token
-sequences dropped and the sentences cut into splits by a key of their own tokens
-(:mod:`scripts.datasets.sampling`), so a fixture holding only the used sentences rebuilds
+sequences dropped, the sentences cut into splits by a key of their own tokens and the tags
+mapped onto PER/LOC/ORG/MISC (:mod:`scripts.datasets.ner_rows`, shared with
+:mod:`scripts.datasets.ner_corpora`), so a fixture holding only the used sentences rebuilds
 the folder byte for byte. :data:`DESCRIPTION` says every rule and goes into ``dataset.json``."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from scripts.datasets.ner_rows import LABELS, Sentence, build_rows, sizes_note
+from scripts.datasets.sampling import SEED
 
-from scripts.datasets.sampling import SEED, item_key, take_splits
+__all__ = ["LABELS", "TYPES", "build", "describe", "read_sentences"]
 
-SIZES = {"test": 2048, "val": 256, "train": 1024}  # EuroEval's mini splits, as norne-nb and conll-en
-LABELS = ("O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG", "B-MISC", "I-MISC")
 TYPES = {"PER": "PER", "LOC": "LOC", "ORG": "ORG", "OTH": "MISC"}  # UNER's type → Glossa's
 
 DESCRIPTION = (
@@ -31,17 +31,6 @@ DESCRIPTION = (
     "tokens joined by tabs; sentences are sorted by key and the first {test} form test, the next {val} val and "
     "the next {train} train{sizes_note}. Rows are in key order."
 )
-
-
-@dataclass(frozen=True)
-class Sentence:
-    tokens: tuple[str, ...]
-    tags: tuple[str, ...]  # as in the source
-    block: str  # the sentence's lines as read, for writing fixtures
-
-    @property
-    def key(self) -> bytes:
-        return item_key("\t".join(self.tokens))
 
 
 def _check_tag(tag: str, where: str) -> None:
@@ -72,42 +61,14 @@ def read_sentences(data: bytes, where: str = "") -> list[Sentence]:
     return sentences
 
 
-def glossa_tags(tags: tuple[str, ...]) -> tuple[list[str], int]:
-    """(the tags mapped onto PER/LOC/ORG/MISC as valid IOB2, how many I- tags became B-)."""
-    out, repaired, previous = [], 0, "O"
-    for tag in tags:
-        if tag != "O":
-            prefix, kind = tag[0], TYPES[tag[2:]]
-            if prefix == "I" and previous[2:] != kind:
-                prefix, repaired = "B", repaired + 1
-            tag = f"{prefix}-{kind}"
-        out.append(tag)
-        previous = tag
-    return out, repaired
-
-
 def build(files: dict[str, bytes], sizes: dict[str, int] | None = None):
-    """(splits of rows, the sentences used, counts: I- tags repaired and MISC entities in the rows).
-
-    Every count is of the rows kept, so that a fixture of the sentences used gives the same."""
+    """(splits of rows, the sentences used, counts of the rows kept) of :func:`ner_rows.build_rows`."""
     sentences = [s for path, data in files.items() for s in read_sentences(data, path)]
-    splits = take_splits(sentences, lambda s: s.key, sizes or SIZES)
-    rows: dict[str, list[dict]] = {}
-    repaired = misc = 0
-    for name, split in splits.items():
-        rows[name] = []
-        for sentence in split:
-            tags, fixed = glossa_tags(sentence.tags)
-            repaired += fixed
-            misc += tags.count("B-MISC")
-            rows[name].append({"tokens": list(sentence.tokens), "labels": tags})
-    used = [s for split in splits.values() for s in split]
-    counts = {"repaired": repaired, "misc": misc}
-    return rows, used, counts
+    return build_rows(sentences, TYPES, sizes=sizes)
 
 
 def describe(language: str, repo: str, treebank: str, files: list[str], rows: dict, counts: dict, note: str = ""):
-    misc = counts["misc"]
+    misc = counts["MISC"]
     if misc:
         misc_note = f" ({misc} MISC entities in the rows kept)"
     else:
@@ -115,11 +76,6 @@ def describe(language: str, repo: str, treebank: str, files: list[str], rows: di
             " (the rows kept have no OTH tag, UNER having annotated OTHER in some corpora only, so no row has a "
             "MISC entity; the primary metric, micro-F1 without MISC, is not affected)"
         )
-    wanted = sum(SIZES.values())
-    if sum(len(split) for split in rows.values()) == wanted:
-        sizes_note = " (EuroEval's mini sizes)"
-    else:
-        sizes_note = f", sizes in proportion because the pool is smaller than {wanted}"
     return DESCRIPTION.format(
         language=language,
         repo=repo,
@@ -132,5 +88,5 @@ def describe(language: str, repo: str, treebank: str, files: list[str], rows: di
         test=len(rows["test"]),
         val=len(rows["val"]),
         train=len(rows["train"]),
-        sizes_note=sizes_note,
+        sizes_note=sizes_note(rows),
     )

@@ -9,13 +9,23 @@ from pathlib import Path
 
 import pytest
 
-from scripts.datasets import build, ner_corpora, scala, uner, xquad
+from scripts.datasets import build, ner_corpora, ner_rows, scala, uner, xquad
 from scripts.datasets.conllu import read_sentences
 from scripts.datasets.source_files import FixtureFiles, SourceMissing
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures" / "dataset_sources"
-SAMPLE = ["scala-sq", "scala-lv", "scala-ca", "sib200-pl", "sib200-el", "xquad-ro", "uner-sk", "turku-ner-fi"]
+SAMPLE = [
+    "scala-sq",
+    "scala-lv",
+    "scala-ca",
+    "sib200-pl",
+    "sib200-el",
+    "xquad-ro",
+    "uner-sk",
+    "turku-ner-fi",
+    "wikineural-pl",
+]
 
 
 @pytest.mark.parametrize("name", SAMPLE)
@@ -110,10 +120,10 @@ UNER_SENTENCES = """# newdoc id = doc.1
 def test_uner_tags_map_onto_glossa_types_as_valid_iob2():
     first, second = uner.read_sentences(UNER_SENTENCES.encode())
     assert first.tokens[:3] == ("Ana", "i", "Jean") and first.tags[2] == "B-OTH"  # the third column
-    tags, repaired = uner.glossa_tags(first.tags)
+    tags, repaired, fixed = ner_rows.glossa_tags(first.tags, uner.TYPES)
     assert tags == ["B-PER", "O", "B-MISC", "B-PER", "O", "B-LOC", "O", "B-MISC", "O"]
-    assert repaired == 1  # I-PER after an OTHER entity starts its own entity
-    assert uner.glossa_tags(second.tags) == (["B-ORG", "I-ORG"], 0)
+    assert (repaired, fixed) == (1, 0)  # I-PER after an OTHER entity starts its own entity
+    assert ner_rows.glossa_tags(second.tags, uner.TYPES) == (["B-ORG", "I-ORG"], 0, 0)
     assert set(tags) <= set(uner.LABELS)
 
 
@@ -124,7 +134,7 @@ def test_uner_sentences_are_deduplicated_by_tokens_and_split_by_their_own_key():
     # the first file's copy of each sentence is kept (the second file tags "Vlada Hrvatske" LOC)
     assert {"tokens": ["Vlada", "Hrvatske"], "labels": ["B-ORG", "I-ORG"]} in rows["test"] + rows["train"]
     assert {s.tags[0] for s in used} == {"B-PER", "B-ORG"}
-    assert counts == {"repaired": 1, "misc": 2}
+    assert counts == {"repaired": 1, "fixed": 0, "PER": 2, "LOC": 1, "ORG": 1, "MISC": 2}
 
 
 @pytest.mark.parametrize("line", ["1\tAna\tB-MISC\t-\t-", "1\tAna\tB-PER-X\t-\t-", "1\tAna", "1\t\tO"])
@@ -140,7 +150,11 @@ def test_turku_types_map_as_euroeval_maps_them_and_documents_are_not_sentences()
     data = "-DOCSTART-\tO\n\nTurun\tB-ORG\nyliopisto\tI-ORG\n1.5.\tB-DATE\nNokia\tI-PRO\nLumia\tI-PRO\n\n"
     (sentence,) = ner_corpora.read_columns(data.encode(), TURKU)
     assert sentence.tokens == ("Turun", "yliopisto", "1.5.", "Nokia", "Lumia")
-    assert ner_corpora.glossa_tags(sentence.tags, TURKU) == (["B-ORG", "I-ORG", "B-MISC", "B-MISC", "I-MISC"], 1, 0)
+    assert ner_rows.glossa_tags(sentence.tags, dict(TURKU.types)) == (
+        ["B-ORG", "I-ORG", "B-MISC", "B-MISC", "I-MISC"],
+        1,
+        0,
+    )
     with pytest.raises(ValueError, match="unknown tag 'B-TIME'"):
         ner_corpora.read_columns(b"klo\tB-TIME\n\n", TURKU)
 
@@ -150,11 +164,27 @@ def test_nerkor_reads_form_and_conll_ner_by_the_header_and_hashtags_are_tokens()
     data = f"{header}\n#Szeged\t#Szeged\tPROPN\t_\t_\tB-LOC\t#Szeged\n/\t/\tNUM\t_\t_\tV\t/\n\n"
     (sentence,) = ner_corpora.read_columns(data.encode(), NERKOR, "x.conllup")
     assert (sentence.tokens, sentence.tags) == (("#Szeged", "/"), ("B-LOC", "V"))
-    assert ner_corpora.glossa_tags(sentence.tags, NERKOR) == (["B-LOC", "O"], 0, 1)  # the one malformed tag
+    assert ner_rows.glossa_tags(sentence.tags, dict(NERKOR.types), dict(NERKOR.fixes)) == (
+        ["B-LOC", "O"],
+        0,
+        1,
+    )  # the one malformed tag
     with pytest.raises(ValueError, match="global.columns"):
         ner_corpora.read_columns(data.replace(" CONLL:NER", "").encode(), NERKOR, "x.conllup")
     with pytest.raises(ValueError, match="7 columns"):
         ner_corpora.read_columns(f"{header}\nSzeged\tB-LOC\n\n".encode(), NERKOR, "x.conllup")
+
+
+def test_wikineural_reads_the_token_and_tag_after_the_index_and_its_description_says_silver():
+    corpus = build.NER_CORPORA["wikineural-pl"]
+    data = "0\tW\tO\n1\tKrakowie\tB-LOC\n2\tJan\tI-PER\n\n0\tONZ\tB-ORG\n\n"
+    first, second = ner_corpora.read_columns(data.encode(), corpus, "x.conllu")
+    assert (first.tokens, first.tags, second.tokens) == (("W", "Krakowie", "Jan"), ("O", "B-LOC", "I-PER"), ("ONZ",))
+    assert ner_rows.glossa_tags(first.tags, dict(corpus.types)) == (["O", "B-LOC", "B-PER"], 1, 0)
+    with pytest.raises(ValueError, match="3 columns"):
+        ner_corpora.read_columns(b"W\tO\n\n", corpus, "x.conllu")
+    meta = json.loads((REPO / "data" / "datasets" / "wikineural-pl" / "dataset.json").read_text(encoding="utf-8"))
+    assert "silver data" in meta["description"] and "NC" in meta["license"]
 
 
 UK_TEXT = "Тарас Шевченко жив у Києві .\n\nООН і ЮНЕСКО\n"
@@ -165,7 +195,7 @@ def test_ner_uk_standoff_entities_become_iob2_tags_of_their_tokens():
     first, second = ner_corpora.read_standoff(UK_TEXT.encode(), UK_ANN.encode(), NER_UK)
     assert first.tags == ("B-PERS", "I-PERS", "O", "O", "B-LOC", "O") and first.tokens[4] == "Києві"
     assert second.tags == ("B-ORG", "O", "B-ORG")
-    assert ner_corpora.glossa_tags(first.tags, NER_UK)[0] == ["B-PER", "I-PER", "O", "O", "B-LOC", "O"]
+    assert ner_rows.glossa_tags(first.tags, dict(NER_UK.types))[0] == ["B-PER", "I-PER", "O", "O", "B-LOC", "O"]
     text, ann = ner_corpora._standoff_excerpt([second])  # a fixture of one sentence, offsets counted anew
     assert ner_corpora.read_standoff(text, ann, NER_UK) == [second]
 
