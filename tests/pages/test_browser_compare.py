@@ -135,6 +135,9 @@ def test_two_suite_models_compared_from_a_board_and_back(live_server, page_at, s
 
 
 def test_published_boards_read_in_rank_order_at_both_widths(live_server, page_at):
+    """Every published board lists its rows in rank order, at both widths; and a model the
+    2023 file names by a local path links its own page, never the Hub (one build of the
+    shared boards for both checks: it is most of the test's time)."""
     build_shared_boards()
     wide, phone = page_at(WIDE), page_at(PHONE)
     for code in ("da", "sv", "no", "scandinavian"):
@@ -147,14 +150,13 @@ def test_published_boards_read_in_rank_order_at_both_widths(live_server, page_at
     phone.goto(f"{live_server.url}/leaderboards/da/")
     phone.locator("#board-table tbody.ranked tr").nth(3).locator("td.c-rank details summary").click()
     phone.screenshot(path=str(ARTIFACTS / "board-da-rank-open-390.png"))
+    assert_path_named_model_never_linked_as_a_hub_id(live_server, wide)
 
 
-def test_a_path_named_model_is_never_linked_as_a_hub_id(live_server, page_at):
+def assert_path_named_model_never_linked_as_a_hub_id(live_server, page):
     """ScandEval's 2023 file names some models by a local path: the board links the model's
     own page (which works), and no page links the path to the Hugging Face Hub."""
-    build_shared_boards()
     path_id = "/mnt/data_6tb/dan/gpt_sw3/models/gpt-sw3-126m"
-    page = page_at(WIDE)
     page.goto(f"{live_server.url}/leaderboards/sv/")
     href = page.locator(f'#board-table label:has(input.pick[value="{path_id}"]) ~ a').first.get_attribute("href")
     assert href.startswith("/model/?id=") and "huggingface" not in href
