@@ -227,7 +227,8 @@ class UnerCorpus:
 
 
 # EuroEval's languages with a UNER v1 corpus and no NER set here (EuroEval's uner-sk and
-# uner-sr use the same corpora). Each LICENSE.txt says CC BY-SA 4.0, like its UD treebank.
+# uner-sr use the same corpora; its Swedish NER set is SUC 3.0, another corpus, so uner-sv is
+# not comparable with it). Each LICENSE.txt says CC BY-SA 4.0, like its UD treebank.
 UNER: dict[str, UnerCorpus] = {
     corpus.dataset: corpus
     for corpus in (
@@ -249,6 +250,7 @@ UNER: dict[str, UnerCorpus] = {
             "sr_set",
             "in Latin script, as in the source",
         ),
+        UnerCorpus("sv", "Swedish", "Swedish-Talbanken", "dbb692085267da83a35d1e1d2c111671b3c7c46b", "sv_talbanken"),
     )
 }
 
