@@ -36,6 +36,5 @@ def arm_termination_fallback(grace: float = GRACE_SECONDS) -> bool:
         timer.start()
         current(signum, frame)
 
-    end_for_sure.termination_fallback = True  # type: ignore[attr-defined]
     signal.signal(signal.SIGTERM, end_for_sure)
     return True
