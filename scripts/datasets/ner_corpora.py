@@ -12,7 +12,7 @@ folder byte for byte (:func:`fixture_files` writes one)."""
 
 from __future__ import annotations
 
-from scripts.datasets.ner_rows import KINDS, LABELS, Sentence, build_rows, sizes_note
+from scripts.datasets.ner_rows import KINDS, LABELS, Sentence, build_rows, is_known_tag, sizes_note
 from scripts.datasets.sampling import SEED
 from scripts.datasets.sources import NerCorpus
 
@@ -62,10 +62,7 @@ def _tag_checker(corpus: NerCorpus, where: str):
     types, fixes = dict(corpus.types), dict(corpus.fixes)
 
     def check(tag: str) -> str:
-        if tag == "O" or tag in fixes:
-            return tag
-        prefix, _, kind = tag.partition("-")
-        if prefix not in ("B", "I") or kind not in types:
+        if tag not in fixes and not is_known_tag(tag, types):
             raise ValueError(f"{where}: unknown tag {tag!r}")
         return tag
 

@@ -29,6 +29,14 @@ class Sentence:
         return item_key("\t".join(self.tokens))
 
 
+def is_known_tag(tag: str, types: Mapping[str, str]) -> bool:
+    """``O``, or ``B-``/``I-`` and one of the corpus's entity types."""
+    if tag == "O":
+        return True
+    prefix, _, kind = tag.partition("-")
+    return prefix in ("B", "I") and kind in types
+
+
 def glossa_tags(
     tags: Iterable[str], types: Mapping[str, str], fixes: Mapping[str, str] | None = None
 ) -> tuple[list[str], int, int]:

@@ -11,7 +11,7 @@ the folder byte for byte. :data:`DESCRIPTION` says every rule and goes into ``da
 
 from __future__ import annotations
 
-from scripts.datasets.ner_rows import LABELS, Sentence, build_rows, sizes_note
+from scripts.datasets.ner_rows import LABELS, Sentence, build_rows, is_known_tag, sizes_note
 from scripts.datasets.sampling import SEED
 
 __all__ = ["LABELS", "TYPES", "build", "describe", "read_sentences"]
@@ -34,10 +34,7 @@ DESCRIPTION = (
 
 
 def _check_tag(tag: str, where: str) -> None:
-    if tag == "O":
-        return
-    prefix, _, kind = tag.partition("-")
-    if prefix not in ("B", "I") or kind not in TYPES:
+    if not is_known_tag(tag, TYPES):
         raise ValueError(f"{where}: unknown UNER tag {tag!r}")
 
 
