@@ -1,7 +1,8 @@
 """Named-entity recognition from corpora outside Universal NER, each in its own format:
 two-column CoNLL files (token, IOB2 tag), three-column files (index, token, IOB2 tag),
-CoNLL-U Plus files with a ``CONLL:NER`` column, and brat standoff annotations of tokenized
-texts.
+CoNLL-U Plus files with a ``CONLL:NER`` column, CoNLL-U files with an ``NER=`` attribute in
+the MISC column, JSON lists of sentences (tokens and their tags) and brat standoff
+annotations of tokenized texts.
 
 Each reader gives :class:`scripts.datasets.ner_rows.Sentence` items with the corpus's own
 tags; from there a set is made as for :mod:`scripts.datasets.uner`, by
@@ -11,6 +12,8 @@ PER/LOC/ORG/MISC as valid IOB2. A fixture holding only the sentences used rebuil
 folder byte for byte (:func:`fixture_files` writes one)."""
 
 from __future__ import annotations
+
+import json
 
 from scripts.datasets.ner_rows import KINDS, LABELS, Sentence, build_rows, is_known_tag, sizes_note
 from scripts.datasets.sampling import SEED
@@ -31,6 +34,16 @@ FORMATS = {
         "The files are CoNLL-U Plus: each begins with a '# global.columns' line naming its columns, the token is "
         "read from FORM and the IOB2 tag from CONLL:NER (other columns are not read), and a blank line ends a "
         "sentence."
+    ),
+    "conllu": (
+        "The files are CoNLL-U: the token is read from FORM and the IOB2 tag from the NER attribute of the MISC "
+        "column (NER=B-per and the like; every word has one), lines starting with # are comments, multiword-token "
+        "lines (ids such as 3-4) and empty nodes (ids such as 5.1) are skipped (the files read have none), and a "
+        "blank line ends a sentence."
+    ),
+    "json": (
+        "Each file is a JSON list of sentences, each an object whose 'tokens' and 'ner_tags' lists (the same "
+        "length) are read, the token and its IOB2 tag; its other keys are not read."
     ),
     "standoff": (
         "Each text is a tokenized .tok.txt file (one sentence a line, tokens separated by spaces) with a .tok.ann "
@@ -92,6 +105,68 @@ def read_columns(data: bytes, corpus: NerCorpus, where: str = "") -> list[Senten
             tokens = tuple(cols[token_col] for cols in rows)
             sentences.append(Sentence(tokens, tuple(check(cols[tag_col]) for cols in rows), "\n".join(lines)))
     return sentences
+
+
+def _ner_attribute(misc: str, line: str, where: str) -> str:
+    for item in misc.split("|"):
+        if item.startswith("NER="):
+            return item.removeprefix("NER=")
+    raise ValueError(f"{where}: a word without NER= in its MISC column: {line!r}")
+
+
+def read_conllu(data: bytes, corpus: NerCorpus, where: str = "") -> list[Sentence]:
+    """Sentences of a CoNLL-U file whose words carry ``NER=<tag>`` in MISC (multiword tokens and
+    empty nodes skipped); with ``corpus.tagged_paragraphs_only``, only those of the paragraphs
+    (from one ``# newpar`` comment to the next) where some word has an entity tag."""
+    text = data.decode("utf-8").replace("\r\n", "\n")
+    check = _tag_checker(corpus, where)
+    paragraphs: list[list[Sentence]] = [[]]
+    for block in text.split("\n\n"):
+        block = block.strip("\n")
+        tokens, tags = [], []
+        for line in block.split("\n"):
+            if line.startswith("# newpar") and paragraphs[-1]:
+                paragraphs.append([])
+            if not line or line.startswith("#"):
+                continue
+            cols = line.split("\t")
+            if len(cols) != 10 or not cols[1]:
+                raise ValueError(f"{where}: a word line has 10 columns and a form: {line!r}")
+            if "-" in cols[0] or "." in cols[0]:
+                continue
+            tokens.append(cols[1])
+            tags.append(check(_ner_attribute(cols[9], line, where)))
+        if tokens:
+            paragraphs[-1].append(Sentence(tuple(tokens), tuple(tags), block))
+    if corpus.tagged_paragraphs_only:
+        paragraphs = [p for p in paragraphs if any(tag != "O" for s in p for tag in s.tags)]
+    return [sentence for paragraph in paragraphs for sentence in paragraph]
+
+
+def read_json(data: bytes, corpus: NerCorpus, where: str = "") -> list[Sentence]:
+    """Sentences of a JSON list of objects with ``tokens`` and ``ner_tags``."""
+    check = _tag_checker(corpus, where)
+    items = json.loads(data.decode("utf-8"))
+    if not isinstance(items, list):
+        raise ValueError(f"{where}: not a JSON list of sentences")
+    sentences = []
+    for item in items:
+        tokens, tags = item.get("tokens"), item.get("ner_tags")
+        if (
+            not isinstance(tokens, list)
+            or not isinstance(tags, list)
+            or len(tokens) != len(tags)
+            or not all(isinstance(t, str) and t for t in tokens)
+            or not all(isinstance(t, str) for t in tags)
+        ):
+            raise ValueError(f"{where}: a sentence needs 'tokens' and 'ner_tags' of the same length: {item!r:.200}")
+        if tokens:
+            block = json.dumps(item, ensure_ascii=False)
+            sentences.append(Sentence(tuple(tokens), tuple(check(t) for t in tags), block))
+    return sentences
+
+
+READERS = {"conllu": read_conllu, "json": read_json}
 
 
 def line_tokens(line: str) -> list[tuple[int, int]]:
@@ -166,6 +241,8 @@ def read_corpus(corpus: NerCorpus, files_from) -> list[tuple[str, list[Sentence]
         if corpus.reader == "standoff":
             ann = files_from.read(corpus.repo, corpus.commit, path.removesuffix(".txt") + ".ann")
             out.append((path, read_standoff(data, ann, corpus, path)))
+        elif corpus.reader in READERS:
+            out.append((path, READERS[corpus.reader](data, corpus, path)))
         else:
             out.append((path, read_columns(data, corpus, path)))
     return out
@@ -230,6 +307,9 @@ def fixture_files(corpus: NerCorpus, read: list[tuple[str, list[Sentence]]], use
             text, ann = _standoff_excerpt(kept)
             yield path, text
             yield path.removesuffix(".txt") + ".ann", ann
+            continue
+        if corpus.reader == "json":
+            yield path, ("[\n" + ",\n".join(s.block for s in kept) + "\n]\n").encode("utf-8")
             continue
         prefix = CONLLUP_HEADER + "\n" if corpus.reader == "conllup" else ""
         yield path, (prefix + "\n\n".join(s.block for s in kept) + "\n\n").encode("utf-8")

@@ -42,7 +42,8 @@ def glossa_tags(
 ) -> tuple[list[str], int, int]:
     """(the tags mapped onto PER/LOC/ORG/MISC as valid IOB2, I- tags made B-, malformed tags fixed).
 
-    ``types`` maps the corpus's entity types onto Glossa's and ``fixes`` a malformed source tag
+    ``types`` maps the corpus's entity types onto Glossa's (or onto ``O``, for a type that is
+    not read as an entity: its tokens are tagged O) and ``fixes`` a malformed source tag
     onto the tag read in its place. An I- tag that does not continue an entity of its own type
     (the corpus's type, before the mapping: PRO after DATE starts anew) becomes B-."""
     fixes = fixes or {}
@@ -51,7 +52,9 @@ def glossa_tags(
         if tag in fixes:
             tag, fixed = fixes[tag], fixed + 1
         mapped = tag
-        if tag != "O":
+        if tag != "O" and types[tag[2:]] == "O":
+            mapped = "O"
+        elif tag != "O":
             prefix, kind = tag[0], tag[2:]
             if prefix == "I" and previous[2:] != kind:
                 prefix, repaired = "B", repaired + 1

@@ -265,7 +265,9 @@ class NerCorpus:
     title: str  # how the description names the corpus
     repo: str
     commit: str
-    reader: str  # "conll" (token, tag), "indexed" (index, token, tag), "conllup" (CoNLL-U Plus), "standoff" (brat)
+    # "conll" (token, tag), "indexed" (index, token, tag), "conllup" (CoNLL-U Plus), "conllu" (NER= in MISC),
+    # "json" (a list of objects with tokens and ner_tags), "standoff" (brat)
+    reader: str
     types: tuple[tuple[str, str], ...]  # the corpus's entity type → Glossa's
     mapping: str  # the description's words for ``types``
     files: tuple[str, ...] = ()  # read in this order; or, with ``under``, every file there ending in ``suffix``
@@ -274,6 +276,7 @@ class NerCorpus:
     files_note: str = ""  # the description's words for the files, where a list of them would not say enough
     about: str = ""  # what the description says of the corpus's annotation, where there is something to say
     fixes: tuple[tuple[str, str], ...] = ()  # a malformed source tag → the tag read in its place
+    tagged_paragraphs_only: bool = False  # "conllu": read only the paragraphs with an entity tag
     license: str = ""
     citation: str = ""
 
@@ -330,7 +333,25 @@ def _wikineural(code: str, language: str) -> NerCorpus:
 # multinerd-it, conll-nl, kpwr-ner) are other corpora, so the wikineural-* sets are not
 # comparable with them. WikiNEuRal's train.conllu files are listed in the mirror's snapshot
 # without contents; its val and test files hold 19,158 (es) to 27,105 (pl)
-# sentences, far more than the 3,328 rows a set takes.
+# sentences, far more than the 3,328 rows a set takes. RONEC v2.0 (ronec-ro) and the NER
+# annotation in UD_Slovenian-SSJ's MISC column (ssj-ner-sl) give NER to Romanian and Slovene:
+# EuroEval's sets for these are RoNEC (EuroEval/ronec-mini, the same corpus; its type mapping
+# and sample were not compared) and ssj500k-ner (the ssj500k corpus, of which the SSJ treebank
+# is a part, sampled otherwise), so the scores are not known to be comparable. Both read only
+# the files whose contents the mirror holds: RONEC's data/train.json and SSJ's train file are
+# listed without contents. UD_Catalan-AnCora has no NER set: the files the mirror holds (UD
+# 2.8 and before) have no entity annotation in MISC (only MWE and MWEPOS, untyped multiword
+# names), and the files from UD 2.9 on, which carry CorefUD entities, are listed without contents.
+RONEC_CITATION = (
+    "Dumitrescu & Avram (2020), Introducing RONEC - the Romanian Named Entity Corpus, LREC (arXiv:1909.01247; "
+    "it describes v1.0, and the repository's README asks users of v2.0 to cite it)"
+)
+SSJ_CITATION = (
+    "Dobrovoljc, Erjavec & Krek (2017), The Universal Dependencies Treebank for Slovenian, BSNLP; Dobrovoljc & "
+    "Ljubešić (2022), Extending the SSJ Universal Dependencies Treebank for Slovenian: Was it Worth it?, LAW-XVI; "
+    "the named entities are those of the ssj500k corpus (Krek et al. 2020, The ssj500k Training Corpus for "
+    "Slovene Language Processing, JT-DH)"
+)
 NER_CORPORA: dict[str, NerCorpus] = {
     corpus.dataset: corpus
     for corpus in (
@@ -385,6 +406,70 @@ NER_CORPORA: dict[str, NerCorpus] = {
             license="CC BY-NC-SA 4.0 (NER-UK, as its README says; non-commercial, share-alike)",
             citation="lang-uk, NER-UK: Корпус NER-анотацій українських текстів, github.com/lang-uk/ner-uk (v1.0); "
             "the texts are from the Open Corpus of Ukrainian Texts (BRUK, github.com/brown-uk/corpus)",
+        ),
+        NerCorpus(
+            "ronec-ro",
+            "ro",
+            "Romanian",
+            "RONEC v2.0, the Romanian Named Entity Corpus (Dumitrescu & Avram)",
+            "dumitrescustefan/ronec",
+            "5ca6a898d4fa42f27fd49501d4a3265e61e9340c",
+            "json",
+            (
+                ("PERSON", "PER"),
+                ("GPE", "LOC"),
+                ("LOC", "LOC"),
+                ("FACILITY", "LOC"),
+                ("ORG", "ORG"),
+                ("NAT_REL_POL", "MISC"),
+                ("EVENT", "MISC"),
+                ("LANGUAGE", "MISC"),
+                ("WORK_OF_ART", "MISC"),
+                ("DATETIME", "O"),
+                ("PERIOD", "O"),
+                ("QUANTITY", "O"),
+                ("MONEY", "O"),
+                ("NUMERIC", "O"),
+                ("ORDINAL", "O"),
+            ),
+            "PERSON -> PER; GPE (countries, cities), LOC and FACILITY (buildings, airports and the like) -> LOC; ORG "
+            "kept; NAT_REL_POL (nationalities, religious and political groups), EVENT, LANGUAGE and WORK_OF_ART -> "
+            "MISC; the six numeric and time types DATETIME, PERIOD, QUANTITY, MONEY, NUMERIC and ORDINAL are not "
+            "names and their tokens are tagged O (CoNLL's four types have no dates or numbers)",
+            files=("data/valid.json", "data/test.json"),
+            files_note="data/valid.json, then data/test.json; its data/train.json, listed in the mirrored snapshot "
+            "without contents, is not read",
+            about="RONEC v2.0 annotates 15 entity types (its README's table), every sentence annotated anew for v2.0; "
+            "the older v1.0 in ronec_v1/ is not read.",
+            license="MIT (RONEC v2.0: the repository's LICENSE file, 'Copyright (c) 2018 Stefan Dumitrescu', the "
+            "same text as ronec_v1/LICENSE)",
+            citation=RONEC_CITATION,
+        ),
+        NerCorpus(
+            "ssj-ner-sl",
+            "sl",
+            "Slovene",
+            "the named-entity annotation of the UD Slovenian-SSJ treebank",
+            "UniversalDependencies/UD_Slovenian-SSJ",
+            "17011b12eae4e522da4d1eeeffd439085466623c",
+            "conllu",
+            (("per", "PER"), ("loc", "LOC"), ("org", "ORG"), ("misc", "MISC"), ("deriv-per", "MISC")),
+            "per, loc, org and misc -> PER, LOC, ORG and MISC; deriv-per (a possessive adjective formed from a "
+            "person's name, such as Jezusovim or Dalíjevih) -> MISC, as CoNLL-2003 tags words derived from names "
+            "(the adjective German) MISC rather than O",
+            files=("sl_ssj-ud-dev.conllu", "sl_ssj-ud-test.conllu"),
+            files_note="sl_ssj-ud-dev.conllu, then sl_ssj-ud-test.conllu, at the commit scala-sl reads; "
+            "sl_ssj-ud-train.conllu, listed in the mirrored snapshot without contents, is not read",
+            about="The treebank's words carry the named entities of the ssj500k corpus in the MISC column (NER=), "
+            "manual annotation of five types: per, loc, org, misc and deriv-per. Only part of the treebank was "
+            "annotated for entities, the rest having NER=O on every word: in the two files 37 of the 597 paragraphs "
+            "(581 of the 2,532 sentences) have an entity tag, and the other 560 hold 1,396 proper nouns (UPOS "
+            "PROPN), every one tagged O. So only the paragraphs (from one '# newpar' comment to the next) in which "
+            "some word has an entity tag are read; an annotated paragraph without entities, if there is one, is "
+            "dropped with the unannotated ones (in the paragraphs read, 12 proper nouns are tagged O).",
+            tagged_paragraphs_only=True,
+            license="CC BY-SA 4.0 (UD_Slovenian-SSJ, as its LICENSE.txt and README say; share-alike)",
+            citation=SSJ_CITATION,
         ),
         *(
             _wikineural(code, language)

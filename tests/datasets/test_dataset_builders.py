@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import filecmp
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,7 @@ SAMPLE = [
     "uner-sk",
     "turku-ner-fi",
     "wikineural-pl",
+    "ssj-ner-sl",
 ]
 
 
@@ -214,6 +216,67 @@ def test_ner_uk_standoff_entities_become_iob2_tags_of_their_tokens():
 def test_a_misplaced_or_unknown_standoff_entity_is_refused(ann, problem):
     with pytest.raises(ValueError, match=problem):
         ner_corpora.read_standoff(UK_TEXT.encode(), ann.encode(), NER_UK, "x.tok.txt")
+
+
+RONEC_SENTENCES = [
+    {
+        "id": 1,
+        "tokens": ["Ion", "Popescu", "a", "plecat", "la", "Cluj", "pe", "3", "martie"],
+        "ner_tags": ["B-PERSON", "I-PERSON", "O", "O", "O", "B-GPE", "O", "B-DATETIME", "I-DATETIME"],
+    },
+    {"id": 2, "tokens": ["Guvernul", "român"], "ner_tags": ["B-ORG", "I-NAT_REL_POL"]},
+]
+
+
+def test_ronec_reads_tokens_and_tags_of_its_json_and_drops_numeric_and_time_types():
+    corpus = build.NER_CORPORA["ronec-ro"]
+    first, second = ner_corpora.read_json(json.dumps(RONEC_SENTENCES).encode(), corpus, "x.json")
+    assert first.tokens[:2] == ("Ion", "Popescu") and second.tags == ("B-ORG", "I-NAT_REL_POL")
+    types = dict(corpus.types)
+    assert ner_rows.glossa_tags(first.tags, types) == (
+        ["B-PER", "I-PER", "O", "O", "O", "B-LOC", "O", "O", "O"],  # DATETIME is not a name: O, not counted
+        0,
+        0,
+    )
+    assert ner_rows.glossa_tags(second.tags, types) == (["B-ORG", "B-MISC"], 1, 0)
+    [(path, excerpt)] = ner_corpora.fixture_files(corpus, [("x.json", [first, second])], [second])
+    assert ner_corpora.read_json(excerpt, corpus, path) == [second]  # a fixture of the sentences used
+    with pytest.raises(ValueError, match="unknown tag 'B-PRODUCT'"):
+        ner_corpora.read_json(b'[{"tokens": ["iPhone"], "ner_tags": ["B-PRODUCT"]}]', corpus, "x.json")
+    with pytest.raises(ValueError, match="the same length"):
+        ner_corpora.read_json(b'[{"tokens": ["Cluj", "-"], "ner_tags": ["B-GPE"]}]', corpus, "x.json")
+
+
+SSJ_TEXT = """# newdoc id = d1
+# newpar id = d1.1
+# sent_id = d1.1.1
+1\tVlada\tvlada\tNOUN\t_\t_\t0\troot\t_\tNER=B-org
+2\tSlovenije\tSlovenija\tPROPN\t_\t_\t1\tnmod\t_\tNER=I-org|SpaceAfter=No
+3-4\tzanj\t_\t_\t_\t_\t_\t_\t_\t_
+3\tza\tza\tADP\t_\t_\t4\tcase\t_\tNER=O
+4\tnj\ton\tPRON\t_\t_\t1\tnmod\t_\tNER=O
+
+# sent_id = d1.1.2
+1\tPrešernovo\tPrešernov\tADJ\t_\t_\t0\troot\t_\tNER=B-deriv-per
+
+# newpar id = d1.2
+# sent_id = d1.2.1
+1\tMolly\tMolly\tPROPN\t_\t_\t0\troot\t_\tNER=O
+
+"""
+
+
+def test_ssj_reads_ner_from_misc_skips_multiword_tokens_and_unannotated_paragraphs():
+    corpus = build.NER_CORPORA["ssj-ner-sl"]
+    first, second = ner_corpora.read_conllu(SSJ_TEXT.encode(), corpus, "x.conllu")  # paragraph d1.2 has no entity
+    assert (first.tokens, first.tags) == (("Vlada", "Slovenije", "za", "nj"), ("B-org", "I-org", "O", "O"))
+    assert ner_rows.glossa_tags(second.tags, dict(corpus.types)) == (["B-MISC"], 0, 0)  # deriv-per
+    every = ner_corpora.read_conllu(SSJ_TEXT.encode(), replace(corpus, tagged_paragraphs_only=False))
+    assert [s.tokens for s in every][2:] == [("Molly",)]
+    with pytest.raises(ValueError, match="without NER="):
+        ner_corpora.read_conllu(SSJ_TEXT.replace("NER=O\n\n", "_\n\n").encode(), corpus, "x.conllu")
+    with pytest.raises(ValueError, match="unknown tag 'B-PER'"):
+        ner_corpora.read_conllu(SSJ_TEXT.replace("B-org", "B-PER").encode(), corpus, "x.conllu")
 
 
 def test_fixture_files_round_trip(tmp_path):
