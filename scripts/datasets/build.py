@@ -19,11 +19,12 @@ import json
 import sys
 from pathlib import Path
 
-from scripts.datasets import ner_corpora, scala, sib200, uner, xquad
+from scripts.datasets import ner_corpora, scala, sentiment, sib200, uner, xquad
 from scripts.datasets.source_files import FixtureFiles, MirrorFiles
 from scripts.datasets.sources import (
     NER_CORPORA,
     SCALA,
+    SENTIMENT,
     SIB200,
     SIB_CITATION,
     SIB_COMMIT,
@@ -163,12 +164,33 @@ def build_ner(name: str, files_from, out: Path, fixtures: FixtureFiles | None = 
     return write_folder(out, meta, rows)
 
 
+def build_sentiment(name: str, files_from, out: Path, fixtures: FixtureFiles | None = None) -> Path:
+    corpus = SENTIMENT[name]
+    data = {path: files_from.read(corpus.repo, corpus.commit, path) for path in corpus.files}
+    rows, needed, counts = sentiment.build(corpus, data)
+    if fixtures is not None:
+        for path, records in needed.items():
+            fixtures.write(corpus.repo, path, sentiment.fixture_bytes(corpus, records))
+    meta = {
+        "name": name,
+        "language": corpus.code,
+        "task": "sentiment-classification",
+        "labels": list(sentiment.LABELS),
+        "source": corpus.source,
+        "license": corpus.license,
+        "citation": corpus.citation,
+        "description": sentiment.describe(corpus, rows, counts),
+    }
+    return write_folder(out, meta, rows)
+
+
 BUILDERS = {
     **dict.fromkeys(SCALA, build_scala),
     **dict.fromkeys(SIB200, build_sib),
     **dict.fromkeys(XQUAD, build_xquad),
     **dict.fromkeys(UNER, build_uner),
     **dict.fromkeys(NER_CORPORA, build_ner),
+    **dict.fromkeys(SENTIMENT, build_sentiment),
 }
 
 

@@ -2,7 +2,8 @@
 
 Adding a language's datasets is one entry here (``SCALA`` for its Universal Dependencies
 treebank, ``SIB200`` for its SIB-200 file, ``UNER`` for its Universal NER corpus,
-``NER_CORPORA`` for another NER corpus) and a run of ``python -m scripts.datasets.build``.
+``NER_CORPORA`` for another NER corpus, ``SENTIMENT`` for a sentiment corpus) and a run of
+``python -m scripts.datasets.build``.
 The folders scala-da, scala-de, scala-en and scala-nb were built before these builders by
 an earlier procedure (their ``dataset.json`` says how) and are not rebuilt here.
 """
@@ -480,6 +481,87 @@ NER_CORPORA: dict[str, NerCorpus] = {
                 ("nl", "Dutch"),
                 ("pl", "Polish"),
             )
+        ),
+    )
+}
+
+
+@dataclass(frozen=True)
+class SentimentCorpus:
+    """A sentiment corpus of JSON-list files, read by :mod:`scripts.datasets.sentiment`."""
+
+    dataset: str
+    code: str
+    language: str
+    title: str  # how the description names the corpus
+    repo: str
+    commit: str
+    files: tuple[str, ...]  # read, and drawn from, in this order
+    text_field: str
+    label_field: str
+    labels: tuple[tuple[str, str], ...]  # the source's label → Glossa's
+    mapping: str  # the description's words for ``labels``
+    about: str  # what the texts are and who labelled them
+    order: str  # the description's words for which file gives which split
+    license: str
+    citation: str
+
+    @property
+    def source(self) -> str:
+        return f"github.com/{self.repo} @ {self.commit}: {', '.join(self.files)}"
+
+
+LTEC = "sub-corpora/sentiment-analysis/ltec-sentiment-annotated-{}.json"
+HUSST_NOTE = (
+    "HuSST's sst_test.json carries no labels (they are withheld for HuLU's own evaluation) and its sst_dev.json is "
+    "skewed (697 negative, 435 neutral, 33 positive of 1,165), so both are left unread"
+)
+# EuroEval's languages without a sentiment set here whose EuroEval source (or an equivalent)
+# has its data files in a public GitHub repository under a licence that allows passing on a
+# sample. lv-twitter-sentiment-lv is EuroEval's latvian-twitter-sentiment source; husst-hu is
+# EuroEval's husst source (EuroEval draws its splits its own way, so the samples differ).
+SENTIMENT: dict[str, SentimentCorpus] = {
+    corpus.dataset: corpus
+    for corpus in (
+        SentimentCorpus(
+            "lv-twitter-sentiment-lv",
+            "lv",
+            "Latvian",
+            "the sentiment sub-corpus of the Latvian Twitter Eater Corpus (LTEC, Sproģis & Rikters 2020)",
+            "Usprogis/Latvian-Twitter-Eater-Corpus",
+            "a264d72111b4cd88067545d32650319e109da6ac",
+            (LTEC.format("test"), LTEC.format("train")),
+            "tweet_text",
+            "sentiment",
+            (("pos", "positive"), ("neu", "neutral"), ("neg", "negative")),
+            "pos -> positive, neu -> neutral, neg -> negative",
+            "Latvian tweets about food and eating (2011-2020), each labelled positive, neutral or negative by human "
+            "annotators. Tweets are verbatim: user mentions (@name) and links are not masked, as in the source.",
+            "The test split is the whole of the source's test file (the paper's test set) followed by tweets of its "
+            "train file; val and train come from the train file.",
+            "MIT (the repository's LICENSE, © 2020 Usprogis); the tweets remain subject to the Twitter/X terms of "
+            "service",
+            "Sproģis & Rikters (2020), What Can We Learn From Almost a Decade of Food Tweets, Baltic HLT 2020",
+        ),
+        SentimentCorpus(
+            "husst-hu",
+            "hu",
+            "Hungarian",
+            "HuSST, the Hungarian Stanford Sentiment Treebank of the HuLU benchmark (Ligeti-Nagy et al. 2024)",
+            "nytud/HuSST",
+            "05a9250b1c41419a0da8fe73c4e2b82f262a3383",
+            ("data/sst_train.json",),
+            "Sent",
+            "label",
+            (("positive", "positive"), ("neutral", "neutral"), ("negative", "negative")),
+            "HuSST's positive, neutral and negative, unchanged",
+            "the full sentences of the Stanford Sentiment Treebank (English film-review sentences) translated into "
+            "Hungarian and re-annotated for sentiment on a three-point scale.",
+            f"All three splits come from data/sst_train.json: {HUSST_NOTE}.",
+            "CC BY-SA 4.0 (HuSST, as its LICENSE.md says; share-alike)",
+            "Ligeti-Nagy et al. (2024), HuLU: Hungarian Language Understanding Benchmark Kit, LREC-COLING 2024; "
+            "Socher et al. (2013), Recursive Deep Models for Semantic Compositionality Over a Sentiment Treebank, "
+            "EMNLP",
         ),
     )
 }

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.datasets import build, ner_corpora, ner_rows, scala, uner, xquad
+from scripts.datasets import build, ner_corpora, ner_rows, scala, sentiment, uner, xquad
 from scripts.datasets.conllu import read_sentences
 from scripts.datasets.source_files import FixtureFiles, SourceMissing
 
@@ -27,6 +27,8 @@ SAMPLE = [
     "turku-ner-fi",
     "wikineural-pl",
     "ssj-ner-sl",
+    "lv-twitter-sentiment-lv",
+    "husst-hu",
 ]
 
 
@@ -277,6 +279,45 @@ def test_ssj_reads_ner_from_misc_skips_multiword_tokens_and_unannotated_paragrap
         ner_corpora.read_conllu(SSJ_TEXT.replace("NER=O\n\n", "_\n\n").encode(), corpus, "x.conllu")
     with pytest.raises(ValueError, match="unknown tag 'B-PER'"):
         ner_corpora.read_conllu(SSJ_TEXT.replace("B-org", "B-PER").encode(), corpus, "x.conllu")
+
+
+LTEC = build.SENTIMENT["lv-twitter-sentiment-lv"]
+
+
+def _ltec(*records: tuple[str, str]) -> bytes:
+    return json.dumps([{"tweet_text": text, "sentiment": label, "tweet_id": "1"} for text, label in records]).encode()
+
+
+def test_sentiment_splits_fill_from_the_first_file_then_the_next_and_drop_empty_conflicting_and_repeated_texts():
+    test_file, train_file = LTEC.files
+    files = {
+        test_file: _ltec(("Garšīgi!", "pos"), ("Nu nē.", "neg"), ("  ", "neu"), ("Zupa.", "neu")),
+        train_file: _ltec(
+            ("Zupa.", "neu"), ("Kafija.", "neu"), ("Kafija.", "pos"), ("Labi ", "pos"), ("Slikti", "neg")
+        ),
+    }
+    rows, needed, counts = sentiment.build(LTEC, files, {"test": 4, "val": 1, "train": 1})
+    assert (counts["empty"], counts["conflicts"], counts["conflict_rows"], counts["duplicates"]) == (1, 1, 2, 1)
+    test_texts = [row["text"] for row in rows["test"]]
+    assert set(test_texts[:3]) == {"Garšīgi!", "Nu nē.", "Zupa."}  # the whole first file comes first
+    kept = {row["text"] for split in rows.values() for row in split}
+    assert kept == {"Garšīgi!", "Nu nē.", "Zupa.", "Labi", "Slikti"}
+    assert {"text": "Nu nē.", "label": "negative"} in rows["test"] and len(rows["train"]) == 0  # the pool ran out
+    # a fixture of the needed records (used, dropped, and a dropped copy's kept one) builds the same
+    again = {path: sentiment.fixture_bytes(LTEC, records) for path, records in needed.items()}
+    assert sentiment.build(LTEC, again, {"test": 4, "val": 1, "train": 1})[::2] == (rows, counts)
+
+
+@pytest.mark.parametrize(
+    "data, problem",
+    [
+        (b'[{"tweet_text": "Zupa.", "sentiment": "mixed"}]', "unknown label 'mixed'"),
+        (b'[{"sentiment": "pos"}]', "no text"),
+    ],
+)
+def test_a_sentiment_record_with_an_unknown_label_or_no_text_is_refused(data, problem):
+    with pytest.raises(ValueError, match=problem):
+        sentiment.read_records(data, LTEC, "x.json")
 
 
 def test_fixture_files_round_trip(tmp_path):
