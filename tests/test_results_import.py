@@ -214,3 +214,34 @@ def test_percent_scores_without_a_total_are_scaled_and_nonsense_is_refused(tmp_p
         Evaluation.objects.get(model__model_id="p/c").scores.filter(metric="mcc").values_list("value", flat=True)
     )
     assert values == pytest.approx([0.50 + i / 100 for i in range(10)])
+
+
+@pytest.mark.django_db
+def test_a_file_is_written_in_bulk_and_stores_what_each_record_stored_alone_would(
+    tmp_path, django_assert_max_num_queries
+):
+    """Records without examples are written a run at a time (``results_import.CHUNK``) with a
+    few queries; the outcome is the one-record-at-a-time path's: new, unchanged and changed
+    records counted as such, a refused record reported with its line and the rest kept."""
+    from leaderboard.services import results_import
+
+    import_record(record(model="kept/same"), source="x")
+    import_record(record(model="kept/changed"), source="x")
+    lines = [record(model=f"org/m{i // 30}", dataset=f"set{i % 30}-da") for i in range(600)]
+    lines[10] = record(model="kept/same")
+    lines[20] = record(model="kept/changed", scores=[0.5] * 10)
+    lines[300] = record(model="org/m10", task="sentiment-classification")  # scala-da is acceptability
+    lines[300]["dataset"] = "scala-da"
+    with django_assert_max_num_queries(600):  # one record at a time: about 8 queries each, 4,800
+        report = import_file(write_jsonl(tmp_path, lines))
+    assert (report.imported, report.unchanged, report.updated) == (597, 1, 1), report.summary()
+    [(line, error)] = report.errors
+    assert line == 301 and "is a linguistic-acceptability dataset" in error
+    assert results_import.CHUNK < 600  # the file spans more than one run
+    assert Evaluation.objects.count() == 2 + 597 and IterationScore.objects.count() == 599 * 20
+    changed = Evaluation.objects.get(model__model_id="kept/changed")
+    assert set(changed.scores.filter(metric="mcc").values_list("value", flat=True)) == {0.5}
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    again = import_file(write_jsonl(alone, lines[:5]))
+    assert (again.imported, again.unchanged) == (0, 5)

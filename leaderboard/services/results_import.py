@@ -31,6 +31,7 @@ from leaderboard.models import (
     Dataset,
     DatasetVersion,
     Evaluation,
+    EvaluationCost,
     IterationScore,
     Language,
     LanguageModel,
@@ -39,7 +40,7 @@ from leaderboard.models import (
 from leaderboard.record_fields import InvalidRecord, count_field
 from leaderboard.registry.languages import default_board, language_name
 from leaderboard.services import published_speed
-from leaderboard.services.efficiency_store import store_cost
+from leaderboard.services.efficiency_store import cost_fields, store_cost
 from leaderboard.services.example_store import (
     CheckedExamples,
     ExamplesNotFound,
@@ -225,6 +226,140 @@ def _examples_beside(path: Path, parsed: ParsedRecord, number: int, report: Impo
     return None
 
 
+CHUNK = 250  # records a bulk transaction writes at most
+
+
+def _store_one(
+    number: int, parsed: ParsedRecord, examples: CheckedExamples | None, source: str, known: Known, report: ImportReport
+) -> None:
+    """One record in its own transaction, what happened counted in ``report``."""
+    try:
+        report.count(store_record(parsed, source=source, examples=examples, known=known))
+        report.with_examples += examples is not None
+    except InvalidRecord as exc:
+        report.skip("invalid record", number, str(exc))
+        return
+    except DatabaseError as exc:
+        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        report.skip("refused by the database", number, f"the database refused the record: {first_line}")
+        return
+    if parsed.rescaled:
+        report.rescaled += 1
+
+
+def _store_run(run: list[tuple[int, ParsedRecord]], source: str, known: Known, report: ImportReport) -> None:
+    """Records without examples: those whose evaluation does not exist yet (a file imported
+    for the first time) or is stored as it is, in one transaction with a few bulk queries;
+    the others one by one. When the database refuses the transaction, every record of the
+    run goes one by one, so each is stored or refused alone, as ``_store_one`` does."""
+    if not run:
+        return
+    try:
+        with transaction.atomic():
+            written, unchanged, existing, refused = _store_new(run, source, known)
+    except DatabaseError:
+        known.clear()
+        written, unchanged, existing, refused = [], [], run, []
+    for number, reason in refused:
+        report.skip("invalid record", number, reason)
+    for outcome, items in ((IMPORTED, written), (UNCHANGED, unchanged)):
+        for _, parsed in items:
+            report.count(outcome)
+            report.rescaled += bool(parsed.rescaled)
+    for number, parsed in existing:
+        _store_one(number, parsed, None, source, known, report)
+
+
+def _evaluation_key(evaluation: Evaluation) -> tuple:
+    return (
+        evaluation.model_id,
+        evaluation.dataset_version_id,
+        evaluation.few_shot,
+        evaluation.validation_split,
+        evaluation.commit_sha,
+        evaluation.num_iterations,
+        evaluation.test_limit,
+    )
+
+
+def _stored_scores(evaluation_ids: list[int]) -> dict[int, set[tuple[int, str, float]]]:
+    scores: dict[int, set[tuple[int, str, float]]] = {pk: set() for pk in evaluation_ids}
+    for pk, iteration, metric, value in IterationScore.objects.filter(evaluation__in=evaluation_ids).values_list(
+        "evaluation", "iteration", "metric", "value"
+    ):
+        scores[pk].add((iteration, metric, value))
+    return scores
+
+
+def _same(evaluation: Evaluation, scores: dict[int, set], parsed: ParsedRecord) -> bool:
+    """Whether the stored evaluation already holds the record and its scores."""
+    return scores[evaluation.pk] == _score_rows(parsed) and evaluation.record == parsed.record
+
+
+def _store_new(run: list[tuple[int, ParsedRecord]], source: str, known: Known) -> tuple[list, list, list, list]:
+    """Create the evaluations of ``run`` that do not exist, with their scores and costs, in
+    bulk; returns (the records written, the records already stored as they are, the records
+    whose stored evaluation differs or that repeat one written here: left to
+    ``store_record``, which updates, and the line and reason of each record refused)."""
+    new: list[tuple[tuple[int, ParsedRecord], Evaluation]] = []
+    refused: list[tuple[int, str]] = []
+    for number, parsed in run:
+        try:
+            dataset = _ensure_dataset(parsed, known)  # refuses before writing anything of the record
+        except InvalidRecord as exc:
+            refused.append((number, str(exc)))
+            continue
+        version = _ensure_version(dataset, parsed.dataset_version, known)
+        evaluation = Evaluation(
+            model=_ensure_model(parsed, known),
+            dataset=dataset,
+            dataset_version=version,
+            few_shot=parsed.few_shot,
+            validation_split=parsed.validation_split,
+            commit_sha=parsed.commit_sha,
+            num_iterations=len(parsed.iterations),
+            test_limit=parsed.test_limit,
+            record=parsed.record,
+            revision=str(parsed.record.get("model_revision") or ""),
+            source=source,
+        )
+        new.append(((number, parsed), evaluation))
+    stored = {
+        _evaluation_key(e): e
+        for e in Evaluation.objects.filter(
+            model__in={e.model_id for _, e in new}, dataset_version__in={e.dataset_version_id for _, e in new}
+        )
+    }
+    scores = _stored_scores([e.pk for e in stored.values()])
+    written, unchanged, existing = [], [], []
+    for item, evaluation in new:
+        key = _evaluation_key(evaluation)
+        if key not in stored:
+            written.append((item, evaluation))
+            stored[key] = evaluation
+        elif stored[key].pk and _same(stored[key], scores, item[1]):
+            unchanged.append(item)
+        else:
+            existing.append(item)
+    Evaluation.objects.bulk_create([evaluation for _, evaluation in written])
+    IterationScore.objects.bulk_create(
+        [
+            IterationScore(evaluation=evaluation, iteration=i, metric=metric, value=value)
+            for (_, parsed), evaluation in written
+            for i, metric, value in sorted(_score_rows(parsed))
+        ],
+        batch_size=2000,
+    )
+    EvaluationCost.objects.bulk_create(
+        [
+            EvaluationCost(evaluation=evaluation, **cost_fields(parsed.efficiency))
+            for (_, parsed), evaluation in written
+            if parsed.efficiency is not None
+        ]
+    )
+    return [item for item, _ in written], unchanged, existing, refused
+
+
 def import_file(path: Path | str, *, source: str | None = None) -> ImportReport:
     """Import a JSONL (or gzip-compressed JSONL) file of result records.
 
@@ -255,19 +390,18 @@ def import_file(path: Path | str, *, source: str | None = None) -> ImportReport:
             report.skip("superseded by a newer record in the file")
         newest[parsed.key] = (number, parsed)
     known = Known()
+    run: list[tuple[int, ParsedRecord]] = []  # records without examples, written together
     for number, parsed in newest.values():
         examples = _examples_beside(path, parsed, number, report)
-        try:
-            report.count(store_record(parsed, source=source, examples=examples, known=known))
-            report.with_examples += examples is not None
-        except InvalidRecord as exc:
-            report.skip("invalid record", number, str(exc))
+        if examples is None:
+            run.append((number, parsed))
+            if len(run) == CHUNK:
+                _store_run(run, source, known, report)
+                run = []
             continue
-        except DatabaseError as exc:
-            first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            report.skip("refused by the database", number, f"the database refused the record: {first_line}")
-            continue
-        if parsed.rescaled:
-            report.rescaled += 1
+        _store_run(run, source, known, report)  # in the file's order: earlier records first
+        run = []
+        _store_one(number, parsed, examples, source, known, report)
+    _store_run(run, source, known, report)
     speeds.store(source, report)
     return report
