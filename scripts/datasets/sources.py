@@ -265,12 +265,15 @@ class NerCorpus:
     title: str  # how the description names the corpus
     repo: str
     commit: str
-    reader: str  # "conll" (token, tag), "indexed" (index, token, tag), "conllup" (CoNLL-U Plus), "standoff" (brat)
+    # "conll" (token, tag), "spaced" (token, tag, space-separated), "indexed" (index, token, tag), "conllup"
+    # (CoNLL-U Plus), "conllu-ner" (CoNLL-U with entity columns after FEATS), "standoff" (brat)
+    reader: str
     types: tuple[tuple[str, str], ...]  # the corpus's entity type → Glossa's
     mapping: str  # the description's words for ``types``
     files: tuple[str, ...] = ()  # read in this order; or, with ``under``, every file there ending in ``suffix``
     under: str = ""
     suffix: str = ""
+    archive: str = ""  # a tar archive in the repository whose members ``files`` are (column readers only)
     files_note: str = ""  # the description's words for the files, where a list of them would not say enough
     about: str = ""  # what the description says of the corpus's annotation, where there is something to say
     fixes: tuple[tuple[str, str], ...] = ()  # a malformed source tag → the tag read in its place
@@ -280,6 +283,8 @@ class NerCorpus:
     @property
     def source(self) -> str:
         read = ", ".join(self.files) if self.files else f"{self.under}/**/*{self.suffix}"
+        if self.archive:
+            read = f"{self.archive} ({read})"
         return f"github.com/{self.repo} @ {self.commit}: {read}"
 
 
@@ -330,7 +335,11 @@ def _wikineural(code: str, language: str) -> NerCorpus:
 # multinerd-it, conll-nl, kpwr-ner) are other corpora, so the wikineural-* sets are not
 # comparable with them. WikiNEuRal's train.conllu files are listed in the mirror's snapshot
 # without contents; its val and test files hold 19,158 (es) to 27,105 (pl)
-# sentences, far more than the 3,328 rows a set takes.
+# sentences, far more than the 3,328 rows a set takes. fullstack-ner-lv is EuroEval's name, corpus
+# (FullStack-LV's NamedEntities layer) and tag mapping (time and money -> MISC too). EuroEval's
+# Greek set, elner, is elNER-18 (OntoNotes' eighteen types, dates and numbers -> MISC); elner4-el
+# is elNER-4, the same sentences annotated by the authors with CoNLL-2003's four types, so the
+# two are not comparable.
 NER_CORPORA: dict[str, NerCorpus] = {
     corpus.dataset: corpus
     for corpus in (
@@ -385,6 +394,59 @@ NER_CORPORA: dict[str, NerCorpus] = {
             license="CC BY-NC-SA 4.0 (NER-UK, as its README says; non-commercial, share-alike)",
             citation="lang-uk, NER-UK: Корпус NER-анотацій українських текстів, github.com/lang-uk/ner-uk (v1.0); "
             "the texts are from the Open Corpus of Ukrainian Texts (BRUK, github.com/brown-uk/corpus)",
+        ),
+        NerCorpus(
+            "fullstack-ner-lv",
+            "lv",
+            "Latvian",
+            "the named-entity layer of FullStack-LV, the Latvian multilayer corpus (Gruzitis et al. 2018)",
+            "LUMII-AILab/FullStack",
+            "1b24076eeb6f628a65578ea84022ede65f881cd4",
+            "conllu-ner",
+            (
+                ("person", "PER"),
+                ("GPE", "LOC"),
+                ("location", "LOC"),
+                ("organization", "ORG"),
+                ("entity", "MISC"),
+                ("event", "MISC"),
+                ("product", "MISC"),
+                ("time", "MISC"),
+                ("money", "MISC"),
+            ),
+            "person -> PER; GPE and location -> LOC; organization -> ORG; entity, event, product, time and money "
+            "-> MISC, the mapping of EuroEval's fullstack-ner-lv (so MISC here includes times and amounts of money, "
+            "unlike CoNLL's MISC)",
+            under="NamedEntities/data",
+            suffix=".conll2003",
+            files_note="the 3,947 .conll2003 files of NamedEntities/data, one paragraph each, read in path order",
+            about="Its texts are isolated paragraphs chosen from a balanced Latvian corpus (news, fiction, legal "
+            "texts, spoken language and other), annotated by hand in WebAnno.",
+            license="CC BY-SA 4.0 (FullStack-LV by AiLab, IMCS University of Latvia, as its README and LICENCE.txt "
+            "say; share-alike)",
+            citation="Gruzitis, Pretkalnina, Saulite, Rituma, Nespore-Berzkalne, Znotins & Paikens (2018), Creation "
+            "of a Balanced State-of-the-Art Multilayer Corpus for NLU, LREC",
+        ),
+        NerCorpus(
+            "elner4-el",
+            "el",
+            "Greek",
+            "elNER-4 (Bartziokas, Mavropoulos & Kotropoulos 2020), Greek newswire articles",
+            "nmpartzio/elNER",
+            "414b3f9ac3b5d0e087bfeee86c86bb380d7fbd15",
+            "spaced",
+            (("PERSON", "PER"), ("LOC", "LOC"), ("ORG", "ORG"), ("MISC", "MISC")),
+            "PERSON -> PER; LOC, ORG and MISC kept (elNER-4 has CoNLL-2003's four types; elNER-18, EuroEval's "
+            "elner, is not used)",
+            files=("IOB2/train_elNER4.iob2", "IOB2/dev_elNER4.iob2", "IOB2/test_elNER4.iob2"),
+            archive="dataset/elNER4/IOB2.tar.gz",
+            files_note="IOB2/train_elNER4.iob2, IOB2/dev_elNER4.iob2 and IOB2/test_elNER4.iob2 in that order, the "
+            "members of dataset/elNER4/IOB2.tar.gz, read from the archive",
+            license="CC BY-NC-SA 4.0 (elNER, as the badge of its README says; it has no licence file; non-commercial, "
+            "share-alike)",
+            citation="Bartziokas, Mavropoulos & Kotropoulos (2020), Datasets and Performance Metrics for Greek Named "
+            "Entity Recognition, SETN 2020 (11th Hellenic Conference on Artificial Intelligence), ACM, "
+            "doi:10.1145/3411408.3411437",
         ),
         *(
             _wikineural(code, language)
