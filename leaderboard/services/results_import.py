@@ -296,6 +296,24 @@ def _same(evaluation: Evaluation, scores: dict[int, set], parsed: ParsedRecord) 
     return scores[evaluation.pk] == _score_rows(parsed) and evaluation.record == parsed.record
 
 
+def _new_evaluation(parsed: ParsedRecord, source: str, known: Known) -> Evaluation:
+    """The record's evaluation, not saved, its model, dataset and version found or created."""
+    dataset = _ensure_dataset(parsed, known)
+    return Evaluation(
+        model=_ensure_model(parsed, known),
+        dataset=dataset,
+        dataset_version=_ensure_version(dataset, parsed.dataset_version, known),
+        few_shot=parsed.few_shot,
+        validation_split=parsed.validation_split,
+        commit_sha=parsed.commit_sha,
+        num_iterations=len(parsed.iterations),
+        test_limit=parsed.test_limit,
+        record=parsed.record,
+        revision=str(parsed.record.get("model_revision") or ""),
+        source=source,
+    )
+
+
 def _store_new(run: list[tuple[int, ParsedRecord]], source: str, known: Known) -> tuple[list, list, list, list]:
     """Create the evaluations of ``run`` that do not exist, with their scores and costs, in
     bulk; returns (the records written, the records already stored as they are, the records
@@ -305,24 +323,10 @@ def _store_new(run: list[tuple[int, ParsedRecord]], source: str, known: Known) -
     refused: list[tuple[int, str]] = []
     for number, parsed in run:
         try:
-            dataset = _ensure_dataset(parsed, known)  # refuses before writing anything of the record
-        except InvalidRecord as exc:
+            evaluation = _new_evaluation(parsed, source, known)
+        except InvalidRecord as exc:  # the dataset refuses it, before anything of the record is written
             refused.append((number, str(exc)))
             continue
-        version = _ensure_version(dataset, parsed.dataset_version, known)
-        evaluation = Evaluation(
-            model=_ensure_model(parsed, known),
-            dataset=dataset,
-            dataset_version=version,
-            few_shot=parsed.few_shot,
-            validation_split=parsed.validation_split,
-            commit_sha=parsed.commit_sha,
-            num_iterations=len(parsed.iterations),
-            test_limit=parsed.test_limit,
-            record=parsed.record,
-            revision=str(parsed.record.get("model_revision") or ""),
-            source=source,
-        )
         new.append(((number, parsed), evaluation))
     stored = {
         _evaluation_key(e): e

@@ -1,8 +1,10 @@
 """Named-entity recognition from corpora outside Universal NER, each in its own format:
-two-column CoNLL files (token, IOB2 tag), three-column files (index, token, IOB2 tag),
-CoNLL-U Plus files with a ``CONLL:NER`` column, CoNLL-U files with an ``NER=`` attribute in
-the MISC column, JSON lists of sentences (tokens and their tags) and brat standoff
-annotations of tokenized texts.
+two-column CoNLL files (token, IOB2 tag; tab- or space-separated), three-column files
+(index, token, IOB2 tag), CoNLL-U Plus files with a ``CONLL:NER`` column, CoNLL-U files with
+an ``NER=`` attribute in the MISC column (UD_Slovenian-SSJ), CoNLL-U files with entity
+columns after FEATS (FullStack-LV), JSON lists of sentences (tokens and their tags) and brat
+standoff annotations of tokenized texts. The files may be members of a tar archive in the
+repository (elNER).
 
 Each reader gives :class:`scripts.datasets.ner_rows.Sentence` items with the corpus's own
 tags; from there a set is made as for :mod:`scripts.datasets.uner`, by
@@ -13,11 +15,14 @@ folder byte for byte (:func:`fixture_files` writes one)."""
 
 from __future__ import annotations
 
+import io
 import json
+import tarfile
+
+from scripts.datasets.ner_sources import NerCorpus
 
 from scripts.datasets.ner_rows import KINDS, LABELS, Sentence, build_rows, is_known_tag, sizes_note
 from scripts.datasets.sampling import SEED
-from scripts.datasets.sources import NerCorpus
 
 __all__ = ["LABELS", "build", "describe", "fixture_files", "read_corpus"]
 
@@ -29,6 +34,17 @@ FORMATS = {
     "indexed": (
         "The files are read as three tab-separated columns, the token's index in its sentence (not read), the token "
         "and its IOB2 tag, one token a line; a blank line ends a sentence."
+    ),
+    "spaced": (
+        "The files are read as two space-separated columns, the token and its IOB2 tag, one token a line; a blank "
+        "line ends a sentence."
+    ),
+    "conllu-ner": (
+        "The files are CoNLL-U with entity columns after FEATS, ten tab-separated columns (ID, FORM, LEMMA, UPOS, "
+        "XPOS, FEATS, the outer entity's IOB2 tag, the inner entity's, and their two Wikipedia links): the token is "
+        "read from FORM and the tag from the seventh column, the outer entity (an entity nested inside another, "
+        "the eighth column, is not read, nor are the other columns); '#' comment lines are skipped and a blank "
+        "line ends a sentence."
     ),
     "conllup": (
         "The files are CoNLL-U Plus: each begins with a '# global.columns' line naming its columns, the token is "
@@ -54,8 +70,14 @@ FORMATS = {
     ),
 }
 
-# reader → (token column, tag column, columns a line) of the column formats that name no columns
-COLUMNS = {"conll": (0, 1, 2), "indexed": (1, 2, 3)}
+# reader → (token column, tag column, columns a line, separator) of the column formats that name no columns
+COLUMNS = {
+    "conll": (0, 1, 2, "\t"),
+    "spaced": (0, 1, 2, " "),
+    "indexed": (1, 2, 3, "\t"),
+    "conllu-ner": (1, 6, 10, "\t"),
+}
+COMMENTED = {"conllu-ner"}  # readers whose files have '#' comment lines (a token line begins with its ID)
 # NYTK-NerKor's column line, the same in every file at the pinned commit (fixtures begin with it)
 CONLLUP_HEADER = "# global.columns = FORM LEMMA UPOS XPOS FEATS CONLL:NER EMMORPH:LEMMA"
 
@@ -82,12 +104,18 @@ def _tag_checker(corpus: NerCorpus, where: str):
     return check
 
 
+def _skipped(line: str, reader: str) -> bool:
+    """A line that is no token's: a -DOCSTART- line between documents, or a comment where the format has them."""
+    return line.startswith("-DOCSTART-\t") or (reader in COMMENTED and line.startswith("#"))
+
+
 def read_columns(data: bytes, corpus: NerCorpus, where: str = "") -> list[Sentence]:
-    """Sentences of a two- or three-column file or a CoNLL-U Plus file (the corpus's reader says which)."""
+    """Sentences of a column file or a CoNLL-U Plus file (the corpus's reader says which)."""
     text = data.decode("utf-8").replace("\r\n", "\n")
     check = _tag_checker(corpus, where)
+    separator = "\t"
     if corpus.reader in COLUMNS:
-        token_col, tag_col, width = COLUMNS[corpus.reader]
+        token_col, tag_col, width, separator = COLUMNS[corpus.reader]
     else:
         header, _, text = text.partition("\n")
         columns = header.removeprefix("# global.columns = ").split()
@@ -96,8 +124,8 @@ def read_columns(data: bytes, corpus: NerCorpus, where: str = "") -> list[Senten
         token_col, tag_col, width = columns.index("FORM"), columns.index("CONLL:NER"), len(columns)
     sentences = []
     for block in text.split("\n\n"):
-        lines = [line for line in block.split("\n") if line and not line.startswith("-DOCSTART-\t")]
-        rows = [line.split("\t") for line in lines]
+        lines = [line for line in block.split("\n") if line and not _skipped(line, corpus.reader)]
+        rows = [line.split(separator) for line in lines]
         for line, cols in zip(lines, rows, strict=True):
             if len(cols) != width or not cols[token_col]:
                 raise ValueError(f"{where}: a token line has {width} columns and a token: {line!r}")
@@ -233,8 +261,33 @@ def source_paths(corpus: NerCorpus, files_from) -> list[str]:
     return sorted(p for p in files_from.list(corpus.repo, corpus.commit, corpus.under) if p.endswith(corpus.suffix))
 
 
+def archive_members(data: bytes, names: tuple[str, ...], where: str = "") -> dict[str, bytes]:
+    """The bytes of the regular files ``names`` of a tar archive (compressed or not); nothing is extracted to disk."""
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as archive:
+        members = {m.name: m for m in archive.getmembers() if m.isfile()}
+        missing = [name for name in names if name not in members]
+        if missing:
+            raise ValueError(f"{where}: no file {', '.join(missing)} in the archive")
+        return {name: archive.extractfile(members[name]).read() for name in names}  # type: ignore[union-attr]
+
+
+def tar_of(files: list[tuple[str, bytes]]) -> bytes:
+    """An uncompressed tar of these files with fixed metadata (no dates or owners), the same bytes every time."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w", format=tarfile.USTAR_FORMAT) as archive:
+        for name, data in files:
+            info = tarfile.TarInfo(name)
+            info.size, info.mode, info.mtime = len(data), 0o644, 0
+            archive.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
 def read_corpus(corpus: NerCorpus, files_from) -> list[tuple[str, list[Sentence]]]:
     """(path, its sentences) for every file of the corpus, in the order read."""
+    if corpus.archive:
+        data = files_from.read(corpus.repo, corpus.commit, corpus.archive)
+        members = archive_members(data, corpus.files, corpus.archive)
+        return [(name, read_columns(members[name], corpus, f"{corpus.archive}:{name}")) for name in corpus.files]
     out = []
     for path in source_paths(corpus, files_from):
         data = files_from.read(corpus.repo, corpus.commit, path)
@@ -299,6 +352,10 @@ def _standoff_excerpt(sentences: list[Sentence]) -> tuple[bytes, bytes]:
 def fixture_files(corpus: NerCorpus, read: list[tuple[str, list[Sentence]]], used: list[Sentence]):
     """(path, bytes) of excerpts of the source files holding just the sentences used (files with none left out)."""
     blocks = {s.block for s in used}
+    if corpus.archive:  # one archive of excerpts of its members (FixtureFiles gzips it)
+        kept = [(name, [s for s in sentences if s.block in blocks]) for name, sentences in read]
+        yield corpus.archive, tar_of([(name, _column_excerpt(corpus, sentences)) for name, sentences in kept])
+        return
     for path, sentences in read:
         kept = [s for s in sentences if s.block in blocks]
         if not kept and not corpus.files:
@@ -308,8 +365,11 @@ def fixture_files(corpus: NerCorpus, read: list[tuple[str, list[Sentence]]], use
             yield path, text
             yield path.removesuffix(".txt") + ".ann", ann
             continue
-        if corpus.reader == "json":
-            yield path, ("[\n" + ",\n".join(s.block for s in kept) + "\n]\n").encode("utf-8")
-            continue
-        prefix = CONLLUP_HEADER + "\n" if corpus.reader == "conllup" else ""
-        yield path, (prefix + "\n\n".join(s.block for s in kept) + "\n\n").encode("utf-8")
+        yield path, _column_excerpt(corpus, kept)
+
+
+def _column_excerpt(corpus: NerCorpus, kept: list[Sentence]) -> bytes:
+    if corpus.reader == "json":
+        return ("[\n" + ",\n".join(s.block for s in kept) + "\n]\n").encode("utf-8")
+    prefix = CONLLUP_HEADER + "\n" if corpus.reader == "conllup" else ""
+    return (prefix + "\n\n".join(s.block for s in kept) + "\n\n").encode("utf-8")

@@ -29,6 +29,7 @@ SAMPLE = [
     "ssj-ner-sl",
     "lv-twitter-sentiment-lv",
     "husst-hu",
+    "elner4-el",
 ]
 
 
@@ -189,6 +190,38 @@ def test_wikineural_reads_the_token_and_tag_after_the_index_and_its_description_
         ner_corpora.read_columns(b"W\tO\n\n", corpus, "x.conllu")
     meta = json.loads((REPO / "data" / "datasets" / "wikineural-pl" / "dataset.json").read_text(encoding="utf-8"))
     assert "silver data" in meta["description"] and "NC" in meta["license"]
+
+
+def test_fullstack_reads_form_and_the_outer_entity_and_skips_comments():
+    corpus = build.NER_CORPORA["fullstack-ner-lv"]
+    lines = [
+        "# sent_id = a-c1-p1s1",
+        "# text = Rīgas domes 1 00 eiro",
+        "1\tRīgas\tRīga\tPROPN\t_\t_\tB-organization\tB-GPE\t_\t_",
+        "2\tdomes\tdome\tNOUN\t_\t_\tI-organization\tO\t_\t_",
+        "3\t1 00\t1 00\tNUM\t_\t_\tB-money\tO\t_\t_",
+        "4\teiro\teiro\tNOUN\t_\t_\tI-money\tO\t_\t_",
+    ]
+    (sentence,) = ner_corpora.read_columns(("\n".join(lines) + "\n\n").encode(), corpus, "x.conll2003")
+    assert sentence.tokens == ("Rīgas", "domes", "1 00", "eiro")  # a token may hold a space
+    assert ner_rows.glossa_tags(sentence.tags, dict(corpus.types)) == (["B-ORG", "I-ORG", "B-MISC", "I-MISC"], 0, 0)
+    with pytest.raises(ValueError, match="10 columns"):
+        ner_corpora.read_columns(b"1\tR\xc4\xabga\tB-GPE\n\n", corpus, "x.conll2003")
+
+
+def test_elner_reads_space_separated_members_of_its_archive_and_a_fixture_tar_is_the_same_bytes():
+    corpus = build.NER_CORPORA["elner4-el"]
+    first = "Ο O\nΚυριάκος B-PERSON\nΜητσοτάκης I-PERSON\nστην O\nΑθήνα B-LOC\n\n".encode()
+    members = [(name, first if n == 0 else "ΟΗΕ B-ORG\n\n".encode()) for n, name in enumerate(corpus.files)]
+    archive = ner_corpora.tar_of(members)
+    assert archive == ner_corpora.tar_of(members)  # no dates or owners in it
+    read = ner_corpora.archive_members(archive, corpus.files)
+    (sentence,) = ner_corpora.read_columns(read[corpus.files[0]], corpus)
+    assert ner_rows.glossa_tags(sentence.tags, dict(corpus.types))[0] == ["O", "B-PER", "I-PER", "O", "B-LOC"]
+    with pytest.raises(ValueError, match="no file IOB2/x.iob2"):
+        ner_corpora.archive_members(archive, ("IOB2/x.iob2",), "a.tar.gz")
+    with pytest.raises(ValueError, match="2 columns"):
+        ner_corpora.read_columns("Κυριάκος\tB-PERSON\n\n".encode(), corpus)
 
 
 UK_TEXT = "Тарас Шевченко жив у Києві .\n\nООН і ЮНЕСКО\n"
