@@ -11,6 +11,7 @@ Screenshots of each page kind at both widths go to test-artifacts/accessibility/
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,9 @@ SHOTS = ARTIFACTS / "accessibility"
 WIDTHS = {"desktop": (1440, 900), "phone": (390, 844)}
 WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 SHOT_MAX_HEIGHT = 5000  # a long page is shown from its top
+# Screenshots of every page at both widths, for a person to look at: asked for with
+# GLOSSA_TEST_SCREENSHOTS=1 (34 full-page shots cost Chromium about 15 s of CPU a run).
+TAKE_SHOTS = os.environ.get("GLOSSA_TEST_SCREENSHOTS") == "1"
 SUITE = DATA_DIR / "results" / "suite"
 BOARDS = DATA_DIR / "results" / "euroeval-boards"
 SMALL = "google/gemma-3-270m"
@@ -162,6 +166,8 @@ def wait_for_charts(page) -> None:
 
 
 def screenshot(page, name: str, width: int) -> None:
+    if not TAKE_SHOTS:
+        return
     height = min(page.evaluate("document.documentElement.scrollHeight"), SHOT_MAX_HEIGHT)
     clip = {"x": 0, "y": 0, "width": width, "height": height}
     page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True, clip=clip)
