@@ -4,6 +4,7 @@ examples."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -13,11 +14,13 @@ from scipy import stats
 from leaderboard.models import EvaluationExamples
 from leaderboard.selectors.examples import examples_of
 from leaderboard.services.dataset_registry import sync_datasets
-from leaderboard.services.results_import import import_record
+from leaderboard.services.results_import import import_file, import_record
+from tests.conftest import DATA_DIR
 from tests.support.scripted_engine import evaluate_scripted
 
-SMOL = "HuggingFaceTB/SmolLM2-135M-Instruct"
 GEMMA = "google/gemma-3-270m"
+MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+SUITE = DATA_DIR / "results" / "suite"
 
 
 def pairs_of(html: str) -> list[dict]:
@@ -86,21 +89,32 @@ def test_the_board_picks_models_for_the_comparison(client):
     assert len(boxes) == len(soup.select("#board-table th.c-model[scope=row]")) and boxes[0]["value"]
 
 
-@pytest.mark.slow
-@pytest.mark.django_db
-def test_two_bundled_models_compared_for_real(client, shared_datasets_dir, tmp_path):
-    """SmolLM2 and Gemma evaluated by the engine on scala-da; the page's p-value recomputed."""
-    from evaluation.runner import EvaluationSettings, evaluate_model
+def import_seeded(models: tuple[str, ...], dataset: str, folder: Path) -> None:
+    """The suite's seed records of ``models`` on ``dataset`` (written by the engine under the
+    demo protocol, data/results/suite/) imported with their examples, as ``make demo`` does."""
+    for path in sorted(SUITE.glob("*.jsonl")):
+        lines = [
+            line
+            for line in path.read_text().splitlines()
+            if json.loads(line)["dataset"] == dataset and json.loads(line)["model"] in models
+        ]
+        if not lines:
+            continue
+        (folder / path.name).write_text("\n".join(lines) + "\n")
+        (folder / path.with_suffix(".predictions").name).symlink_to(path.with_suffix(".predictions"))
+        report = import_file(folder / path.name, source=path.name)
+        assert report.errors == [] and report.imported == report.with_examples == len(lines), report.summary()
 
+
+@pytest.mark.django_db
+def test_two_models_compared_on_the_examples_the_engine_wrote(client, shared_datasets_dir, tmp_path):
+    """Gemma-3-270M and the fine-tuned encoder as the engine evaluated them on scala-da (the
+    suite's seeds, with their examples); the page's p-value recomputed."""
     sync_datasets(shared_datasets_dir)
-    for model in (SMOL, GEMMA):
-        settings = EvaluationSettings(iterations=2, limit=24, output_dir=tmp_path / "out")
-        (record,) = evaluate_model(model, ["scala-da"], settings)
-        examples = Path(record["examples_file"]).read_bytes()
-        assert import_record(record, source="test", examples=examples) == "imported"
-    (pair,) = pairs_of(client.get(f"/compare/?models={SMOL}&models={GEMMA}").content.decode())
-    n, p = paired_p_from_store(SMOL, GEMMA)
-    assert int(pair["n"]) == n >= 10 and float(pair["p"]) == pytest.approx(p)
+    import_seeded((GEMMA, MINILM), "scala-da", tmp_path)
+    (pair,) = pairs_of(client.get(f"/compare/?models={GEMMA}&models={MINILM}").content.decode())
+    n, p = paired_p_from_store(GEMMA, MINILM)
+    assert int(pair["n"]) == n >= 30 and float(pair["p"]) == pytest.approx(p)
 
 
 # --- on a board: every shared dataset, from the iteration scores (issue #27.1) -----------
