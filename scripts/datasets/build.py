@@ -19,9 +19,8 @@ import json
 import sys
 from pathlib import Path
 
-from scripts.datasets.ner_sources import NER_CORPORA
-
 from scripts.datasets import ner_corpora, scala, sentiment, sib200, uner, xquad
+from scripts.datasets.ner_sources import NER_CORPORA
 from scripts.datasets.source_files import FixtureFiles, MirrorFiles
 from scripts.datasets.sources import (
     SCALA,
