@@ -19,7 +19,7 @@ import json
 import sys
 from pathlib import Path
 
-from scripts.datasets import ner_corpora, scala, sentiment, sib200, uner, xquad
+from scripts.datasets import ner_corpora, scala, sentiment, sib200, uner, xcopa, xquad
 from scripts.datasets.ner_sources import NER_CORPORA
 from scripts.datasets.source_files import FixtureFiles, MirrorFiles
 from scripts.datasets.sources import (
@@ -34,6 +34,11 @@ from scripts.datasets.sources import (
     UNER,
     UNER_CITATION,
     UNER_LICENSE,
+    XCOPA,
+    XCOPA_CITATION,
+    XCOPA_COMMIT,
+    XCOPA_LICENSE,
+    XCOPA_REPO,
     XQUAD,
     XQUAD_CITATION,
     XQUAD_COMMIT,
@@ -184,6 +189,25 @@ def build_sentiment(name: str, files_from, out: Path, fixtures: FixtureFiles | N
     return write_folder(out, meta, rows)
 
 
+def build_xcopa(name: str, files_from, out: Path, fixtures: FixtureFiles | None = None) -> Path:
+    lang = XCOPA[name]
+    data = {split: files_from.read(XCOPA_REPO, XCOPA_COMMIT, lang.file(split)) for split in ("val", "test")}
+    rows, items, counts = xcopa.build(lang, data["val"], data["test"])
+    if fixtures is not None:  # every item is used: the files are whole
+        for split, raw in data.items():
+            fixtures.write(XCOPA_REPO, lang.file(split), raw)
+    meta = {
+        "name": name,
+        "language": lang.code,
+        "task": "common-sense-reasoning",
+        "source": f"github.com/{XCOPA_REPO} @ {XCOPA_COMMIT}: {lang.file('val')}, {lang.file('test')}",
+        "license": XCOPA_LICENSE,
+        "citation": XCOPA_CITATION,
+        "description": xcopa.describe(lang, rows, items, counts),
+    }
+    return write_folder(out, meta, rows)
+
+
 BUILDERS = {
     **dict.fromkeys(SCALA, build_scala),
     **dict.fromkeys(SIB200, build_sib),
@@ -191,6 +215,7 @@ BUILDERS = {
     **dict.fromkeys(UNER, build_uner),
     **dict.fromkeys(NER_CORPORA, build_ner),
     **dict.fromkeys(SENTIMENT, build_sentiment),
+    **dict.fromkeys(XCOPA, build_xcopa),
 }
 
 

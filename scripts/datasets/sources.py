@@ -335,3 +335,42 @@ SENTIMENT: dict[str, SentimentCorpus] = {
         ),
     )
 }
+
+
+XCOPA_REPO = "cambridgeltl/xcopa"
+XCOPA_COMMIT = "e2e9d7f105a758ee869cd13e0fe251ef93a29840"
+XCOPA_LICENSE = "CC BY 4.0 (the repository's LICENSE.md; attribution: cite XCOPA and COPA)"
+XCOPA_CITATION = (
+    "Ponti, Glavaš, Majewska, Liu, Vulić & Korhonen (2020), XCOPA: A Multilingual Dataset for Causal Commonsense "
+    "Reasoning, EMNLP; Roemmele, Bejan & Gordon (2011), Choice of Plausible Alternatives: An Evaluation of "
+    "Commonsense Causal Reasoning, AAAI Spring Symposium"
+)
+
+
+@dataclass(frozen=True)
+class XcopaLanguage:
+    """One XCOPA language and the sentence that asks for the cause or the effect (Glossa's own
+    words: XCOPA gives only the English words "cause" and "effect")."""
+
+    code: str
+    language: str
+    cause: str  # "What was the cause of this?"
+    effect: str  # "What was the result of this?"
+
+    @property
+    def dataset(self) -> str:
+        return f"xcopa-{self.code}"
+
+    def file(self, split: str) -> str:
+        return f"data/{self.code}/{split}.{self.code}.jsonl"
+
+
+# XCOPA's EuroEval languages (the others are Haitian Creole, Indonesian, Quechua, Swahili,
+# Tamil, Thai, Turkish, Vietnamese and Chinese); the questions were not checked by a native reader.
+XCOPA: dict[str, XcopaLanguage] = {
+    lang.dataset: lang
+    for lang in (
+        XcopaLanguage("et", "Estonian", "Mis oli selle põhjus?", "Mis oli selle tagajärg?"),
+        XcopaLanguage("it", "Italian", "Qual è stata la causa?", "Qual è stata la conseguenza?"),
+    )
+}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.datasets import build, ner_corpora, ner_rows, scala, sentiment, uner, xquad
+from scripts.datasets import build, ner_corpora, ner_rows, scala, sentiment, uner, xcopa, xquad
 from scripts.datasets.conllu import read_sentences
 from scripts.datasets.source_files import FixtureFiles, SourceMissing
 
@@ -30,6 +30,7 @@ SAMPLE = [
     "lv-twitter-sentiment-lv",
     "husst-hu",
     "elner4-el",
+    "xcopa-et",
 ]
 
 
@@ -357,3 +358,57 @@ def test_fixture_files_round_trip(tmp_path):
     files = FixtureFiles(tmp_path)
     files.write("o/r", "a/b.tsv", b"x\ty")
     assert files.read("o/r", "any-commit", "a/b.tsv") == b"x\ty"
+
+
+XCOPA_IT = build.XCOPA["xcopa-it"]
+
+
+def _copa(*items: tuple[str, str, str, str, int]) -> bytes:
+    keys = ("premise", "choice1", "choice2", "question", "label")
+    return "".join(json.dumps(dict(zip(keys, item, strict=True))) + "\n" for item in items).encode()
+
+
+def test_xcopa_items_become_two_choice_rows_and_repeats_of_a_test_item_leave_the_pool():
+    test = _copa(("Piovve. ", "Il prato si bagnò.", "Il prato seccò.", "effect", 0))
+    val = _copa(
+        ("Piovve.", "Il prato si bagnò.", "Il prato seccò.", "effect", 0),  # the test item once stripped
+        ("Ero stanco.", "Dormii.", "Dormii.", "effect", 0),  # two identical alternatives
+        ("Tremavo.", "Faceva caldo.", "Faceva freddo.", "cause", 1),
+    )
+    rows, items, counts = xcopa.build(XCOPA_IT, val, test)
+    assert rows["test"] == [
+        {
+            "question": "Piovve. Qual è stata la conseguenza?",
+            "choices": ["Il prato si bagnò.", "Il prato seccò."],
+            "label": 0,
+        }
+    ]
+    assert rows["val"] == [] and rows["train"] == [
+        {"question": "Tremavo. Qual è stata la causa?", "choices": ["Faceva caldo.", "Faceva freddo."], "label": 1}
+    ]
+    assert (counts["duplicates"], counts["dropped"]) == (1, 1)
+
+
+def test_the_xcopa_folders_keep_the_source_balance_and_a_fifth_of_the_validation_file_is_val():
+    for name in build.XCOPA:
+        rows = {
+            split: [json.loads(line) for line in (REPO / "data" / "datasets" / name / f"{split}.jsonl").open()]
+            for split in build.SPLITS
+        }
+        assert [len(rows[split]) for split in ("train", "val", "test")] == [80, 20, 500]
+        assert sum(row["label"] for row in rows["test"]) == 250
+        assert all(len(row["choices"]) == 2 and row["label"] in (0, 1) for split in rows.values() for row in split)
+
+
+@pytest.mark.parametrize(
+    "line, problem",
+    [
+        (b'{"premise": "P", "choice1": "A", "choice2": "B", "question": "why", "label": 0}', "not cause or effect"),
+        (b'{"premise": "P", "choice1": "A", "choice2": "B", "question": "cause", "label": 2}', "not 0 or 1"),
+        (b'{"premise": "P", "choice1": "A", "question": "cause", "label": 0}', "needs the texts"),
+        (b"{premise", "not JSON"),
+    ],
+)
+def test_an_xcopa_item_without_its_fields_or_with_an_unknown_question_or_label_is_refused(line, problem):
+    with pytest.raises(ValueError, match=f"x.jsonl:1: .*{problem}"):
+        xcopa.read_items(line, "x.jsonl")
