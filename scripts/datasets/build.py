@@ -19,10 +19,11 @@ import json
 import sys
 from pathlib import Path
 
-from scripts.datasets import ner_corpora, scala, sentiment, sib200, uner, xcopa, xquad
+from scripts.datasets import copa, ner_corpora, scala, sentiment, sib200, uner, xquad
 from scripts.datasets.ner_sources import NER_CORPORA
 from scripts.datasets.source_files import FixtureFiles, MirrorFiles
 from scripts.datasets.sources import (
+    COPA,
     SCALA,
     SENTIMENT,
     SIB200,
@@ -34,11 +35,6 @@ from scripts.datasets.sources import (
     UNER,
     UNER_CITATION,
     UNER_LICENSE,
-    XCOPA,
-    XCOPA_CITATION,
-    XCOPA_COMMIT,
-    XCOPA_LICENSE,
-    XCOPA_REPO,
     XQUAD,
     XQUAD_CITATION,
     XQUAD_COMMIT,
@@ -189,21 +185,21 @@ def build_sentiment(name: str, files_from, out: Path, fixtures: FixtureFiles | N
     return write_folder(out, meta, rows)
 
 
-def build_xcopa(name: str, files_from, out: Path, fixtures: FixtureFiles | None = None) -> Path:
-    lang = XCOPA[name]
-    data = {split: files_from.read(XCOPA_REPO, XCOPA_COMMIT, lang.file(split)) for split in ("val", "test")}
-    rows, items, counts = xcopa.build(lang, data["val"], data["test"])
-    if fixtures is not None:  # every item is used: the files are whole
-        for split, raw in data.items():
-            fixtures.write(XCOPA_REPO, lang.file(split), raw)
+def build_copa(name: str, files_from, out: Path, fixtures: FixtureFiles | None = None) -> Path:
+    source = COPA[name]
+    data = {path: files_from.read(source.repo, source.commit, path) for _, path in source.files}
+    rows, items, counts = copa.build(source, data)
+    if fixtures is not None:  # every readable item is used: the files are whole
+        for path, raw in data.items():
+            fixtures.write(source.repo, path, raw)
     meta = {
         "name": name,
-        "language": lang.code,
+        "language": source.code,
         "task": "common-sense-reasoning",
-        "source": f"github.com/{XCOPA_REPO} @ {XCOPA_COMMIT}: {lang.file('val')}, {lang.file('test')}",
-        "license": XCOPA_LICENSE,
-        "citation": XCOPA_CITATION,
-        "description": xcopa.describe(lang, rows, items, counts),
+        "source": source.source,
+        "license": source.license,
+        "citation": source.citation,
+        "description": copa.describe(source, rows, items, counts),
     }
     return write_folder(out, meta, rows)
 
@@ -215,7 +211,7 @@ BUILDERS = {
     **dict.fromkeys(UNER, build_uner),
     **dict.fromkeys(NER_CORPORA, build_ner),
     **dict.fromkeys(SENTIMENT, build_sentiment),
-    **dict.fromkeys(XCOPA, build_xcopa),
+    **dict.fromkeys(COPA, build_copa),
 }
 
 
