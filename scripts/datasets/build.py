@@ -19,11 +19,11 @@ import json
 import sys
 from pathlib import Path
 
+from scripts.datasets import copa, ner_corpora, scala, sentiment, sib200, uner, xquad
 from scripts.datasets.ner_sources import NER_CORPORA
-
-from scripts.datasets import ner_corpora, scala, sentiment, sib200, uner, xquad
 from scripts.datasets.source_files import FixtureFiles, MirrorFiles
 from scripts.datasets.sources import (
+    COPA,
     SCALA,
     SENTIMENT,
     SIB200,
@@ -185,6 +185,25 @@ def build_sentiment(name: str, files_from, out: Path, fixtures: FixtureFiles | N
     return write_folder(out, meta, rows)
 
 
+def build_copa(name: str, files_from, out: Path, fixtures: FixtureFiles | None = None) -> Path:
+    source = COPA[name]
+    data = {path: files_from.read(source.repo, source.commit, path) for _, path in source.files}
+    rows, items, counts = copa.build(source, data)
+    if fixtures is not None:  # every readable item is used: the files are whole
+        for path, raw in data.items():
+            fixtures.write(source.repo, path, raw)
+    meta = {
+        "name": name,
+        "language": source.code,
+        "task": "common-sense-reasoning",
+        "source": source.source,
+        "license": source.license,
+        "citation": source.citation,
+        "description": copa.describe(source, rows, items, counts),
+    }
+    return write_folder(out, meta, rows)
+
+
 BUILDERS = {
     **dict.fromkeys(SCALA, build_scala),
     **dict.fromkeys(SIB200, build_sib),
@@ -192,6 +211,7 @@ BUILDERS = {
     **dict.fromkeys(UNER, build_uner),
     **dict.fromkeys(NER_CORPORA, build_ner),
     **dict.fromkeys(SENTIMENT, build_sentiment),
+    **dict.fromkeys(COPA, build_copa),
 }
 
 

@@ -19,9 +19,8 @@ import io
 import json
 import tarfile
 
-from scripts.datasets.ner_sources import NerCorpus
-
 from scripts.datasets.ner_rows import KINDS, LABELS, Sentence, build_rows, is_known_tag, sizes_note
+from scripts.datasets.ner_sources import NerCorpus
 from scripts.datasets.sampling import SEED
 
 __all__ = ["LABELS", "build", "describe", "fixture_files", "read_corpus"]

@@ -3,7 +3,8 @@
 Adding a language's datasets is one entry here (``SCALA`` for its Universal Dependencies
 treebank, ``SIB200`` for its SIB-200 file, ``UNER`` for its Universal NER corpus,
 ``NER_CORPORA`` in :mod:`scripts.datasets.ner_sources` for another NER corpus,
-``SENTIMENT`` for a sentiment corpus) and a run of ``python -m scripts.datasets.build``.
+``SENTIMENT`` for a sentiment corpus, ``COPA`` for a translation of COPA) and a run of
+``python -m scripts.datasets.build``.
 The folders scala-da, scala-de, scala-en and scala-nb were built before these builders by
 an earlier procedure (their ``dataset.json`` says how) and are not rebuilt here.
 """
@@ -332,6 +333,90 @@ SENTIMENT: dict[str, SentimentCorpus] = {
             "Ligeti-Nagy et al. (2024), HuLU: Hungarian Language Understanding Benchmark Kit, LREC-COLING 2024; "
             "Socher et al. (2013), Recursive Deep Models for Semantic Compositionality Over a Sentiment Treebank, "
             "EMNLP",
+        ),
+    )
+}
+
+
+XCOPA_REPO = "cambridgeltl/xcopa"
+XCOPA_COMMIT = "e2e9d7f105a758ee869cd13e0fe251ef93a29840"
+XCOPA_ABOUT = (
+    "XCOPA (Ponti et al. 2020): the Choice of Plausible Alternatives (COPA) validation and test items, translated "
+    "from English and re-annotated by native speakers; its 'changed' flag, kept in no row, marks items adapted in "
+    "translation"
+)
+XCOPA_LICENSE = "CC BY 4.0 (the repository's LICENSE.md; attribution: cite XCOPA and COPA)"
+XCOPA_CITATION = (
+    "Ponti, Glavaš, Majewska, Liu, Vulić & Korhonen (2020), XCOPA: A Multilingual Dataset for Causal Commonsense "
+    "Reasoning, EMNLP; Roemmele, Bejan & Gordon (2011), Choice of Plausible Alternatives: An Evaluation of "
+    "Commonsense Causal Reasoning, AAAI Spring Symposium"
+)
+COPA_CITATION = (
+    "Roemmele, Bejan & Gordon (2011), Choice of Plausible Alternatives: An Evaluation of Commonsense Causal "
+    "Reasoning, AAAI Spring Symposium"
+)
+
+
+@dataclass(frozen=True)
+class CopaSet:
+    """A translation of COPA in XCOPA's JSON-lines format, read by :mod:`scripts.datasets.copa`,
+    and the language's sentences asking for the cause or the effect (Glossa's own words: the
+    sources give only a word naming which is asked)."""
+
+    dataset: str
+    code: str
+    language: str
+    repo: str
+    commit: str
+    files: tuple[tuple[str, str], ...]  # (split, path); split "val+train": a fifth val, the rest train
+    asked: tuple[tuple[str, str], ...]  # the source's question word -> cause or effect
+    cause: str  # "What was the cause of this?"
+    effect: str  # "What was the result of this?"
+    about: str  # what the source is (the description's words)
+    license: str
+    citation: str
+    unreadable_lines: int = 0  # lines of the source that are not JSON and are skipped (none elsewhere)
+
+    @property
+    def source(self) -> str:
+        return f"github.com/{self.repo} @ {self.commit}: {', '.join(path for _, path in self.files)}"
+
+
+def _xcopa(code: str, language: str, cause: str, effect: str) -> CopaSet:
+    files = (("test", f"data/{code}/test.{code}.jsonl"), ("val+train", f"data/{code}/val.{code}.jsonl"))
+    asked = (("cause", "cause"), ("effect", "effect"))
+    return CopaSet(
+        f"xcopa-{code}", code, language, XCOPA_REPO, XCOPA_COMMIT, files, asked, cause, effect, XCOPA_ABOUT,
+        XCOPA_LICENSE, XCOPA_CITATION,
+    )  # fmt: skip
+
+
+VTI = "copa/post-edited/{}.jsonl"
+# XCOPA's EuroEval languages (the others are Haitian Creole, Indonesian, Quechua, Swahili,
+# Tamil, Thai, Turkish, Vietnamese and Chinese) and COPA-lv, EuroEval's own Latvian
+# common-sense source. The questions were not checked by a native reader.
+COPA: dict[str, CopaSet] = {
+    copa.dataset: copa
+    for copa in (
+        _xcopa("et", "Estonian", "Mis oli selle põhjus?", "Mis oli selle tagajärg?"),
+        _xcopa("it", "Italian", "Qual è stata la causa?", "Qual è stata la conseguenza?"),
+        CopaSet(
+            "copa-lv",
+            "lv",
+            "Latvian",
+            "LUMII-AILab/VTI-Data",
+            "80bff53e024580a41948fc5b62bd65c8028b55cd",
+            (("test", VTI.format("test")), ("val", VTI.format("val")), ("train", VTI.format("train"))),
+            (("cēlonis", "cause"), ("sekas", "effect")),
+            "Kas bija tā cēlonis?",
+            "Kādas bija tā sekas?",
+            "COPA-lv of the Latvian Language Technology Initiative (Skadiņa, Bakanovs & Darģis 2025; EuroEval's "
+            "Latvian common-sense source): SuperGLUE's COPA machine-translated into Latvian (Tilde) and post-edited "
+            "by people; the post-edited test file holds 260 of COPA's 500 test items",
+            "CC BY 4.0 (copa/LICENSE of the repository)",
+            "Skadiņa, Bakanovs & Darģis (2025), First Steps in Benchmarking Latvian in Large Language Models, "
+            "RESOURCEFUL-2025; " + COPA_CITATION,
+            unreadable_lines=2,
         ),
     )
 }

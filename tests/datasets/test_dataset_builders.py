@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.datasets import build, ner_corpora, ner_rows, scala, sentiment, uner, xquad
+from scripts.datasets import build, copa, ner_corpora, ner_rows, scala, sentiment, uner, xquad
 from scripts.datasets.conllu import read_sentences
 from scripts.datasets.source_files import FixtureFiles, SourceMissing
 
@@ -30,6 +30,8 @@ SAMPLE = [
     "lv-twitter-sentiment-lv",
     "husst-hu",
     "elner4-el",
+    "xcopa-et",
+    "copa-lv",
 ]
 
 
@@ -357,3 +359,71 @@ def test_fixture_files_round_trip(tmp_path):
     files = FixtureFiles(tmp_path)
     files.write("o/r", "a/b.tsv", b"x\ty")
     assert files.read("o/r", "any-commit", "a/b.tsv") == b"x\ty"
+
+
+XCOPA_IT, COPA_LV = build.COPA["xcopa-it"], build.COPA["copa-lv"]
+
+
+def _copa(*items: tuple[str, str, str, str, int]) -> bytes:
+    keys = ("premise", "choice1", "choice2", "question", "label")
+    return "".join(json.dumps(dict(zip(keys, item, strict=True))) + "\n" for item in items).encode()
+
+
+def test_copa_items_become_two_choice_rows_and_repeats_of_a_test_item_leave_the_pool():
+    test = _copa(("Piovve. ", "Il prato si bagnò.", "Il prato seccò.", "effect", 0))
+    val = _copa(
+        ("Piovve.", "Il prato si bagnò.", "Il prato seccò.", "effect", 0),  # the test item once stripped
+        ("Ero stanco.", "Dormii.", "Dormii.", "effect", 0),  # two identical alternatives
+        ("Tremavo.", "Faceva caldo.", "Faceva freddo.", "cause", 1),
+    )
+    test_file, val_file = (path for _, path in XCOPA_IT.files)
+    rows, items, counts = copa.build(XCOPA_IT, {test_file: test, val_file: val})
+    assert rows["test"] == [
+        {
+            "question": "Piovve. Qual è stata la conseguenza?",
+            "choices": ["Il prato si bagnò.", "Il prato seccò."],
+            "label": 0,
+        }
+    ]
+    assert rows["val"] == [] and rows["train"] == [
+        {"question": "Tremavo. Qual è stata la causa?", "choices": ["Faceva caldo.", "Faceva freddo."], "label": 1}
+    ]
+    assert (counts["duplicates"], counts["dropped"]) == (1, 1)
+
+
+def test_copa_lv_maps_its_latvian_question_words_and_skips_only_as_many_unreadable_lines_as_expected():
+    files = {path: _copa(("Lija.", "Zāle bija slapja.", "Zāle bija sausa.", "sekas", 0)) for _, path in COPA_LV.files}
+    files[COPA_LV.files[1][1]] = _copa(("Es salu.", "Bija silts.", "Bija auksts.", "cēlonis", 1))
+    with pytest.raises(ValueError, match="0 lines are not JSON, 2 expected"):
+        copa.build(COPA_LV, files)
+    files[COPA_LV.files[2][1]] += b'{"premise": "P", "choice1": A"}\n' * 2
+    rows, _, counts = copa.build(COPA_LV, files)
+    assert rows["test"][0]["question"] == "Lija. Kādas bija tā sekas?" and counts["duplicates"] == 1  # train's copy
+    assert rows["val"] == [
+        {"question": "Es salu. Kas bija tā cēlonis?", "choices": ["Bija silts.", "Bija auksts."], "label": 1}
+    ]
+
+
+def test_the_copa_folders_keep_the_source_balance_and_have_two_choices_a_row():
+    for name in build.COPA:
+        rows = {
+            split: [json.loads(line) for line in (REPO / "data" / "datasets" / name / f"{split}.jsonl").open()]
+            for split in build.SPLITS
+        }
+        assert all(len(row["choices"]) == 2 and row["label"] in (0, 1) for split in rows.values() for row in split)
+        assert 0.45 < sum(row["label"] for row in rows["test"]) / len(rows["test"]) < 0.55
+    assert [len(rows[split]) for split in ("train", "val", "test")] == [398, 100, 260]  # copa-lv, the last
+
+
+@pytest.mark.parametrize(
+    "line, problem",
+    [
+        (b'{"premise": "P", "choice1": "A", "choice2": "B", "question": "why", "label": 0}', "not one of cause"),
+        (b'{"premise": "P", "choice1": "A", "choice2": "B", "question": "cause", "label": 2}', "not 0 or 1"),
+        (b'{"premise": "P", "choice1": "A", "question": "cause", "label": 0}', "needs the texts"),
+        (b"{premise", "not JSON"),
+    ],
+)
+def test_a_copa_item_without_its_fields_or_with_an_unknown_question_or_label_is_refused(line, problem):
+    with pytest.raises(ValueError, match=f"x.jsonl:1: .*{problem}"):
+        copa.read_items(line, "x.jsonl", {"cause": "cause", "effect": "effect"})
