@@ -57,6 +57,15 @@ def write_folder(out: Path, meta: dict, rows: dict[str, list[dict]]) -> Path:
     return folder
 
 
+def write_corpus_folder(out: Path, name: str, corpus, task: str, rows: dict, description: str, labels=None) -> Path:
+    """The folder of a set whose source object names its language code, source, licence and citation."""
+    meta = {"name": name, "language": corpus.code, "task": task}
+    if labels is not None:
+        meta["labels"] = list(labels)
+    meta |= {"source": corpus.source, "license": corpus.license, "citation": corpus.citation}
+    return write_folder(out, {**meta, "description": description}, rows)
+
+
 def build_scala(name: str, files_from, out: Path, fixtures: FixtureFiles | None = None) -> Path:
     tb = SCALA[name]
     data = {path: files_from.read(tb.repo, tb.commit, path) for path in tb.files}
@@ -152,17 +161,8 @@ def build_ner(name: str, files_from, out: Path, fixtures: FixtureFiles | None = 
     if fixtures is not None:
         for path, data in ner_corpora.fixture_files(corpus, read, used):
             fixtures.write(corpus.repo, path, data)
-    meta = {
-        "name": name,
-        "language": corpus.code,
-        "task": "named-entity-recognition",
-        "labels": list(ner_corpora.LABELS),
-        "source": corpus.source,
-        "license": corpus.license,
-        "citation": corpus.citation,
-        "description": ner_corpora.describe(corpus, rows, counts),
-    }
-    return write_folder(out, meta, rows)
+    description = ner_corpora.describe(corpus, rows, counts)
+    return write_corpus_folder(out, name, corpus, "named-entity-recognition", rows, description, ner_corpora.LABELS)
 
 
 def build_sentiment(name: str, files_from, out: Path, fixtures: FixtureFiles | None = None) -> Path:
@@ -172,17 +172,8 @@ def build_sentiment(name: str, files_from, out: Path, fixtures: FixtureFiles | N
     if fixtures is not None:
         for path, records in needed.items():
             fixtures.write(corpus.repo, path, sentiment.fixture_bytes(corpus, records))
-    meta = {
-        "name": name,
-        "language": corpus.code,
-        "task": "sentiment-classification",
-        "labels": list(sentiment.LABELS),
-        "source": corpus.source,
-        "license": corpus.license,
-        "citation": corpus.citation,
-        "description": sentiment.describe(corpus, rows, counts),
-    }
-    return write_folder(out, meta, rows)
+    description = sentiment.describe(corpus, rows, counts)
+    return write_corpus_folder(out, name, corpus, "sentiment-classification", rows, description, sentiment.LABELS)
 
 
 def build_copa(name: str, files_from, out: Path, fixtures: FixtureFiles | None = None) -> Path:
@@ -192,16 +183,8 @@ def build_copa(name: str, files_from, out: Path, fixtures: FixtureFiles | None =
     if fixtures is not None:  # every readable item is used: the files are whole
         for path, raw in data.items():
             fixtures.write(source.repo, path, raw)
-    meta = {
-        "name": name,
-        "language": source.code,
-        "task": "common-sense-reasoning",
-        "source": source.source,
-        "license": source.license,
-        "citation": source.citation,
-        "description": copa.describe(source, rows, items, counts),
-    }
-    return write_folder(out, meta, rows)
+    description = copa.describe(source, rows, items, counts)
+    return write_corpus_folder(out, name, source, "common-sense-reasoning", rows, description)
 
 
 BUILDERS = {

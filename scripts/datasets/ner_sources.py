@@ -6,17 +6,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from scripts.datasets.sources import PinnedCorpus
+
 
 @dataclass(frozen=True)
-class NerCorpus:
+class NerCorpus(PinnedCorpus):
     """A named-entity corpus of its own (not Universal NER), read by :mod:`scripts.datasets.ner_corpora`."""
 
-    dataset: str
-    code: str
-    language: str
-    title: str  # how the description names the corpus
-    repo: str
-    commit: str
     # "conll" (token, tag), "spaced" (token, tag, space-separated), "indexed" (index, token, tag), "conllup"
     # (CoNLL-U Plus), "conllu" (NER= in MISC), "conllu-ner" (CoNLL-U with entity columns after FEATS),
     # "json" (a list of objects with tokens and ner_tags), "standoff" (brat)

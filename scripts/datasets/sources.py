@@ -258,8 +258,8 @@ UNER: dict[str, UnerCorpus] = {
 
 
 @dataclass(frozen=True)
-class SentimentCorpus:
-    """A sentiment corpus of JSON-list files, read by :mod:`scripts.datasets.sentiment`."""
+class PinnedCorpus:
+    """A corpus in a GitHub repository at a pinned commit, and the set built from it."""
 
     dataset: str
     code: str
@@ -267,6 +267,12 @@ class SentimentCorpus:
     title: str  # how the description names the corpus
     repo: str
     commit: str
+
+
+@dataclass(frozen=True)
+class SentimentCorpus(PinnedCorpus):
+    """A sentiment corpus of JSON-list files, read by :mod:`scripts.datasets.sentiment`."""
+
     files: tuple[str, ...]  # read, and drawn from, in this order
     text_field: str
     label_field: str
