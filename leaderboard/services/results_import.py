@@ -15,7 +15,9 @@ our own workers write. Rules (see the README):
   evaluation's ``EvaluationCost``;
 - within a file the newest (last) record of a (model, dataset, variant) wins;
 - a record equal to what is stored changes nothing, so re-importing a file is a no-op;
-- each record is written in its own transaction: nothing already stored is lost.
+- records without examples are written a run at a time (``CHUNK``) in one transaction with
+  bulk queries; a run the database refuses, and every other record, goes one record per
+  transaction: nothing already stored is lost, and one bad record never takes the rest down.
 """
 
 from __future__ import annotations
