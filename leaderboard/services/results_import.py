@@ -148,6 +148,13 @@ def _ensure_version(dataset: Dataset, fingerprint: str, known: Known) -> Dataset
     return known.versions[key]
 
 
+def _score_objects(evaluation: Evaluation, rows: set[tuple[int, str, float]]) -> list[IterationScore]:
+    return [
+        IterationScore(evaluation=evaluation, iteration=i, metric=metric, value=value)
+        for i, metric, value in sorted(rows)
+    ]
+
+
 def _score_rows(parsed: ParsedRecord) -> set[tuple[int, str, float]]:
     return {(i, metric, value) for i, scores in enumerate(parsed.iterations) for metric, value in scores.items()}
 
@@ -200,10 +207,7 @@ def _store(parsed: ParsedRecord, source: str, submission, examples: CheckedExamp
     if submission is not None:
         evaluation.submission = submission
     evaluation.save()
-    IterationScore.objects.bulk_create(
-        IterationScore(evaluation=evaluation, iteration=i, metric=metric, value=value)
-        for i, metric, value in sorted(wanted)
-    )
+    IterationScore.objects.bulk_create(_score_objects(evaluation, wanted))
     store_cost(evaluation, parsed.efficiency)
     return IMPORTED if created else UPDATED
 
@@ -330,11 +334,13 @@ def _store_new(run: list[tuple[int, ParsedRecord]], source: str, known: Known) -
             refused.append((number, str(exc)))
             continue
         new.append(((number, parsed), evaluation))
+    wanted = {_evaluation_key(e) for _, e in new}
     stored = {
-        _evaluation_key(e): e
+        key: e
         for e in Evaluation.objects.filter(
             model__in={e.model_id for _, e in new}, dataset_version__in={e.dataset_version_id for _, e in new}
         )
+        if (key := _evaluation_key(e)) in wanted  # the query spans other pairs and protocols too
     }
     scores = _stored_scores([e.pk for e in stored.values()])
     written, unchanged, existing = [], [], []
@@ -349,11 +355,7 @@ def _store_new(run: list[tuple[int, ParsedRecord]], source: str, known: Known) -
             existing.append(item)
     Evaluation.objects.bulk_create([evaluation for _, evaluation in written])
     IterationScore.objects.bulk_create(
-        [
-            IterationScore(evaluation=evaluation, iteration=i, metric=metric, value=value)
-            for (_, parsed), evaluation in written
-            for i, metric, value in sorted(_score_rows(parsed))
-        ],
+        [score for (_, parsed), evaluation in written for score in _score_objects(evaluation, _score_rows(parsed))],
         batch_size=2000,
     )
     EvaluationCost.objects.bulk_create(
