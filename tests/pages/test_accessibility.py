@@ -20,6 +20,7 @@ from django.urls import reverse
 from tests.conftest import DATA_DIR, SHARED_DATASETS
 from tests.pages.builders import build_board
 from tests.pages.test_browser import ARTIFACTS, browser  # noqa: F401 - the shared Chromium fixture
+from tests.support.seeds import import_seed_records
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -30,27 +31,9 @@ SHOT_MAX_HEIGHT = 5000  # a long page is shown from its top
 # Screenshots of every page at both widths, for a person to look at: asked for with
 # GLOSSA_TEST_SCREENSHOTS=1 (34 full-page shots cost Chromium about 15 s of CPU a run).
 TAKE_SHOTS = os.environ.get("GLOSSA_TEST_SCREENSHOTS") == "1"
-SUITE = DATA_DIR / "results" / "suite"
 BOARDS = DATA_DIR / "results" / "euroeval-boards"
 SMALL = "google/gemma-3-270m"
 ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
-
-
-def import_danish_suite(folder: Path) -> None:
-    """The suite's seed records of Danish datasets, imported with the examples beside them
-    (each file's Danish lines are copied to ``folder``, its predictions linked)."""
-    from leaderboard.services.results_import import import_file
-
-    for path in sorted(SUITE.glob("*.jsonl")):
-        lines = [line for line in path.read_text().splitlines() if "da" in json.loads(line)["dataset_languages"]]
-        if not lines:
-            continue
-        (folder / path.name).write_text("\n".join(lines) + "\n")
-        predictions = path.with_suffix(".predictions")
-        if predictions.exists():
-            (folder / predictions.name).symlink_to(predictions)
-        report = import_file(folder / path.name, source=path.name)
-        assert report.errors == [] and report.imported == len(lines), report.summary()
 
 
 def load_site(folder: Path) -> dict[str, str]:
@@ -64,7 +47,7 @@ def load_site(folder: Path) -> dict[str, str]:
     import_boards(sorted(BOARDS.glob("danish_*.csv")), (BOARDS / "COMMIT").read_text().split()[0])
     assert aggregate(["da"], replicates=50).status == "FINISHED"
     sync_datasets(SHARED_DATASETS)
-    import_danish_suite(folder)
+    import_seed_records(folder, lambda record: "da" in record["dataset_languages"])
     assert aggregate(["da-suite"], replicates=50).status == "FINISHED"
     import_exam((DATA_DIR / "exams" / "da-round1.jsonl").read_bytes())
 

@@ -4,7 +4,6 @@ examples."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -14,13 +13,12 @@ from scipy import stats
 from leaderboard.models import EvaluationExamples
 from leaderboard.selectors.examples import examples_of
 from leaderboard.services.dataset_registry import sync_datasets
-from leaderboard.services.results_import import import_file, import_record
-from tests.conftest import DATA_DIR
+from leaderboard.services.results_import import import_record
 from tests.support.scripted_engine import evaluate_scripted
+from tests.support.seeds import import_seed_records
 
 GEMMA = "google/gemma-3-270m"
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
-SUITE = DATA_DIR / "results" / "suite"
 
 
 def pairs_of(html: str) -> list[dict]:
@@ -89,29 +87,13 @@ def test_the_board_picks_models_for_the_comparison(client):
     assert len(boxes) == len(soup.select("#board-table th.c-model[scope=row]")) and boxes[0]["value"]
 
 
-def import_seeded(models: tuple[str, ...], dataset: str, folder: Path) -> None:
-    """The suite's seed records of ``models`` on ``dataset`` (written by the engine under the
-    demo protocol, data/results/suite/) imported with their examples, as ``make demo`` does."""
-    for path in sorted(SUITE.glob("*.jsonl")):
-        lines = [
-            line
-            for line in path.read_text().splitlines()
-            if json.loads(line)["dataset"] == dataset and json.loads(line)["model"] in models
-        ]
-        if not lines:
-            continue
-        (folder / path.name).write_text("\n".join(lines) + "\n")
-        (folder / path.with_suffix(".predictions").name).symlink_to(path.with_suffix(".predictions"))
-        report = import_file(folder / path.name, source=path.name)
-        assert report.errors == [] and report.imported == report.with_examples == len(lines), report.summary()
-
-
 @pytest.mark.django_db
 def test_two_models_compared_on_the_examples_the_engine_wrote(client, shared_datasets_dir, tmp_path):
     """Gemma-3-270M and the fine-tuned encoder as the engine evaluated them on scala-da (the
     suite's seeds, with their examples); the page's p-value recomputed."""
     sync_datasets(shared_datasets_dir)
-    import_seeded((GEMMA, MINILM), "scala-da", tmp_path)
+    reports = import_seed_records(tmp_path, lambda r: r["dataset"] == "scala-da" and r["model"] in (GEMMA, MINILM))
+    assert sum(r.with_examples for r in reports) == sum(r.imported for r in reports) == 2
     (pair,) = pairs_of(client.get(f"/compare/?models={GEMMA}&models={MINILM}").content.decode())
     n, p = paired_p_from_store(GEMMA, MINILM)
     assert int(pair["n"]) == n >= 30 and float(pair["p"]) == pytest.approx(p)
