@@ -19,7 +19,7 @@ import json
 import sys
 from pathlib import Path
 
-from scripts.datasets import copa, ner_corpora, scala, sentiment, sib200, uner, xquad
+from scripts.datasets import copa, ner_corpora, scala, sentiment, sib200, squad, uner, xquad
 from scripts.datasets.ner_sources import NER_CORPORA
 from scripts.datasets.source_files import FixtureFiles, MirrorFiles
 from scripts.datasets.sources import (
@@ -41,6 +41,7 @@ from scripts.datasets.sources import (
     XQUAD_LICENSE,
     XQUAD_REPO,
 )
+from scripts.datasets.squad_sources import SQUAD
 
 REPO = Path(__file__).resolve().parents[2]
 SPLITS = ("train", "val", "test")
@@ -187,10 +188,20 @@ def build_copa(name: str, files_from, out: Path, fixtures: FixtureFiles | None =
     return write_corpus_folder(out, name, source, "common-sense-reasoning", rows, description)
 
 
+def build_squad(name: str, files_from, out: Path, fixtures: FixtureFiles | None = None) -> Path:
+    source = SQUAD[name]
+    rows, used, counts = squad.build(source, files_from.read(source.repo, source.commit, source.file))
+    if fixtures is not None:  # the paragraphs read, in key order: a fixture of them rebuilds the folder
+        fixtures.write(source.repo, source.file, squad.fixture_bytes(source, used))
+    description = squad.describe(source, used, counts)
+    return write_corpus_folder(out, name, source, "reading-comprehension", rows, description)
+
+
 BUILDERS = {
     **dict.fromkeys(SCALA, build_scala),
     **dict.fromkeys(SIB200, build_sib),
     **dict.fromkeys(XQUAD, build_xquad),
+    **dict.fromkeys(SQUAD, build_squad),
     **dict.fromkeys(UNER, build_uner),
     **dict.fromkeys(NER_CORPORA, build_ner),
     **dict.fromkeys(SENTIMENT, build_sentiment),

@@ -3,6 +3,7 @@
 Adding a language's datasets is one entry here (``SCALA`` for its Universal Dependencies
 treebank, ``SIB200`` for its SIB-200 file, ``UNER`` for its Universal NER corpus,
 ``NER_CORPORA`` in :mod:`scripts.datasets.ner_sources` for another NER corpus,
+``SQUAD`` in :mod:`scripts.datasets.squad_sources` for a SQuAD-format reading-comprehension file,
 ``SENTIMENT`` for a sentiment corpus, ``COPA`` for a translation of COPA) and a run of
 ``python -m scripts.datasets.build``.
 The folders scala-da, scala-de, scala-en and scala-nb were built before these builders by
