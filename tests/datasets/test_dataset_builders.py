@@ -33,6 +33,7 @@ SAMPLE = [
     "xcopa-et",
     "copa-lv",
     "xstorycloze-es",
+    "valence-et",
 ]
 
 
