@@ -19,7 +19,7 @@ import json
 import sys
 from pathlib import Path
 
-from scripts.datasets import copa, ner_corpora, scala, sentiment, sib200, squad, uner, xquad
+from scripts.datasets import copa, ner_corpora, scala, sentiment, sib200, squad, storycloze, uner, xquad
 from scripts.datasets.ner_sources import NER_CORPORA
 from scripts.datasets.source_files import FixtureFiles, MirrorFiles
 from scripts.datasets.sources import (
@@ -197,6 +197,17 @@ def build_squad(name: str, files_from, out: Path, fixtures: FixtureFiles | None 
     return write_corpus_folder(out, name, source, "reading-comprehension", rows, description)
 
 
+def build_storycloze(name: str, files_from, out: Path, fixtures: FixtureFiles | None = None) -> Path:
+    source = storycloze.STORYCLOZE[name]
+    data = {path: files_from.read(source.repo, source.commit, path) for _, path in source.files}
+    rows, counts = storycloze.build(source, data)
+    if fixtures is not None:  # every story is used: the files are whole
+        for path, raw in data.items():
+            fixtures.write(source.repo, path, raw)
+    description = storycloze.describe(source, rows, counts)
+    return write_corpus_folder(out, name, source, "common-sense-reasoning", rows, description)
+
+
 BUILDERS = {
     **dict.fromkeys(SCALA, build_scala),
     **dict.fromkeys(SIB200, build_sib),
@@ -206,6 +217,7 @@ BUILDERS = {
     **dict.fromkeys(NER_CORPORA, build_ner),
     **dict.fromkeys(SENTIMENT, build_sentiment),
     **dict.fromkeys(COPA, build_copa),
+    **dict.fromkeys(storycloze.STORYCLOZE, build_storycloze),
 }
 
 

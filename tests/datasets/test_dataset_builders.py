@@ -33,6 +33,8 @@ SAMPLE = [
     "xcopa-et",
     "copa-lv",
     "squad-it",
+    "xstorycloze-es",
+    "valence-et",
 ]
 
 
