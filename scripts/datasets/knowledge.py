@@ -10,7 +10,10 @@ those it dropped) rebuilds the same rows."""
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
+import tarfile
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -107,7 +110,58 @@ def zno_fixture(tasks: list[dict], kept: list[bool]) -> bytes:
     return (json.dumps([{"tasks": out}], ensure_ascii=False) + "\n").encode("utf-8")
 
 
-READERS = {"mmlu-json": (mmlu_records, mmlu_item), "zno": (zno_records, zno_item)}
+EXAMS_LETTERS = ("A", "B", "C", "D")
+
+
+def exams_records(data: bytes, path: str, language: str = "") -> list[dict]:
+    """The questions of an EXAMS archive (a .tar.gz holding one JSON-lines file), only those of
+    ``language`` (its ``info.language``) where one is named."""
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
+        members = [m for m in archive.getmembers() if m.isfile()]
+        if len(members) != 1:
+            raise ValueError(f"{path}: one JSON-lines file expected in the archive")
+        text = archive.extractfile(members[0]).read().decode("utf-8")
+    records = [json.loads(line) for line in text.splitlines() if line.strip()]
+    return [r for r in records if not language or r.get("info", {}).get("language") == language]
+
+
+def exams_item(record: dict, where: str) -> dict | None:
+    """An EXAMS question with the four options A to D, or None where it has three or five."""
+    question, key = record.get("question"), record.get("answerKey")
+    if not isinstance(question, dict) or not isinstance(question.get("choices"), list):
+        raise ValueError(f"{where}: a question needs its stem and choices")
+    choices = question["choices"]
+    if tuple(c.get("label") for c in choices) != EXAMS_LETTERS:
+        return None
+    if key not in EXAMS_LETTERS:
+        raise ValueError(f"{where}: the right answer {key!r} is not one of the options")
+    return _choices_item(question.get("stem"), [c.get("text") for c in choices], EXAMS_LETTERS.index(key), where)
+
+
+def exams_fixture(records: list[dict], kept: list[bool]) -> bytes:
+    """An archive as EXAMS's, with the records' fields read (a skipped question's texts left out),
+    written the same way every time (no dates)."""
+    lines = []
+    for record, keep in zip(records, kept, strict=True):
+        question = record["question"]
+        if not keep:
+            question = {"stem": "", "choices": [{**c, "text": ""} for c in question["choices"]]}
+        fields = {"question": question, "answerKey": record["answerKey"], "info": record["info"]}
+        lines.append(json.dumps(fields, ensure_ascii=False) + "\n")
+    data = "".join(lines).encode("utf-8")
+    out = io.BytesIO()
+    with gzip.GzipFile(fileobj=out, mode="wb", mtime=0) as packed, tarfile.open(fileobj=packed, mode="w") as archive:
+        info = tarfile.TarInfo("questions.jsonl")
+        info.size, info.mode = len(data), 0o644
+        archive.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
+READERS = {
+    "mmlu-json": (mmlu_records, mmlu_item, lambda records, kept: mmlu_fixture(records)),
+    "zno": (zno_records, zno_item, zno_fixture),
+    "exams": (exams_records, exams_item, exams_fixture),
+}
 
 
 def source_paths(source, files_from) -> list[str]:
@@ -121,13 +175,14 @@ def source_paths(source, files_from) -> list[str]:
 
 def read_entries(source, files: dict[str, bytes]) -> list[Entry]:
     """Every record of the source's files, post-edits put in place of the questions they edit."""
-    records_of, item_of = READERS[source.reader]
+    records_of, item_of, _ = READERS[source.reader]
     edited = {base: path for path, base in source.postedits}
+    language = {"language": source.only} if source.only else {}
     entries = []
     for path, data in files.items():
         if path in {p for p, _ in source.postedits}:
             continue
-        records = records_of(data, path)
+        records = records_of(data, path, **language)
         edits = records_of(files[edited[path]], edited[path]) if path in edited else []
         for index, record in enumerate(records):
             item = item_of(record, f"{path}: question {index}")
@@ -177,19 +232,28 @@ def build(source, files: dict[str, bytes], sizes: dict[str, int] | None = None):
     entries = read_entries(source, files)
     counts: Counter = Counter(skipped=sum(e.item is None for e in entries))
     pool = _drop(entries, counts)
-    room = split_sizes(len(pool), sizes or SIZES)
-    taken: dict[str, list[Entry]] = {}
-    start = 0
-    for split, size in room.items():
-        taken[split] = pool[start : start + size]
-        start += size
-        for entry in taken[split]:
+    taken = _take(source, pool, sizes or SIZES)
+    for split, chosen in taken.items():
+        for entry in chosen:
             entry.status, entry.split = "used", split
     for entry in entries:
         entry.needed = entry.needed or entry.status != ""
     rows = {split: [_row(e.item) for e in taken.get(split, [])] for split in SPLITS}
     counts["edited"] = sum(bool(e.item.get("edited")) for split in taken.values() for e in split)
     return rows, entries, counts
+
+
+def _take(source, pool: list[Entry], sizes: dict[str, int]) -> dict[str, list[Entry]]:
+    """split → its entries: the first of the pool up to each size, from the file of the source's
+    own split where ``split_of`` names one (else from the whole pool, cut in the sizes' proportions)."""
+    own = dict(source.split_of)
+    if own:
+        return {split: [e for e in pool if own[e.path] == split][:size] for split, size in sizes.items()}
+    taken, start = {}, 0
+    for split, size in split_sizes(len(pool), sizes).items():
+        taken[split] = pool[start : start + size]
+        start += size
+    return taken
 
 
 def _row(item: dict) -> dict:
@@ -204,12 +268,9 @@ def fixture_files(source, entries: list[Entry]) -> dict[str, bytes]:
         if entry.needed:
             needed.setdefault(entry.path, []).append(entry)
     out = {}
+    write = READERS[source.reader][2]
     for path, chosen in needed.items():
-        records = [e.record for e in chosen]
-        if source.reader == "zno":
-            out[path] = zno_fixture(records, [e.item is not None for e in chosen])
-        else:
-            out[path] = mmlu_fixture(records)
+        out[path] = write([e.record for e in chosen], [e.item is not None for e in chosen])
     return out
 
 
@@ -226,18 +287,24 @@ def edited_fixture_files(source, files: dict[str, bytes], entries: list[Entry]) 
 
 def describe(source, rows: dict[str, list[dict]], entries: list[Entry], counts: Counter) -> str:
     sizes = ", ".join(f"{len(rows[split])} {split}" for split in ("test", "val", "train"))
+    own = dict(source.split_of)
     if sum(len(r) for r in rows.values()) < sum(SIZES.values()):
-        sizes += "; the source is small: the splits are below EuroEval's 2,048 / 256 / 1,024, in their proportions"
+        sizes += "; the source is small: the splits are below EuroEval's 2,048 / 256 / 1,024"
+        sizes += "" if own else ", in their proportions"
     per_split = "; ".join(
         f"{split} " + " / ".join(str(sum(r["label"] == k for r in rows[split])) for k in range(4)) for split in SPLITS
     )
     paths = {e.path for e in entries}
     files, mixing = "", ""
-    if len(paths) > 1:
+    if own:
+        files = "Each split takes only questions of the source's own split: " + ", ".join(
+            f"{split} from {path}" for path, split in source.split_of
+        ) + ". "
+    elif len(paths) > 1:
         mixing = ", which mixes the source's files (its subjects)"
         test_paths = {e.path for e in entries if e.split == "test"}
         files = f"The test split holds questions of {len(test_paths)} of the {len(paths)} files. "
-    skipped = f"Skipped: {counts['skipped']} tasks that are not such a question. " if counts["skipped"] else ""
+    skipped = f"Skipped: {counts['skipped']} {source.skipped}. " if counts["skipped"] else ""
     about = source.about + (f" ({counts['edited']} post-edited questions used)" if counts["edited"] else "")
     return DESCRIPTION.format(
         language=source.language, title=source.title, about=about, skipped=skipped, empty=counts["empty"],

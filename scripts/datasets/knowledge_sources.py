@@ -24,6 +24,10 @@ class ExamSource(PinnedCorpus):
     under: str = ""
     # (a post-edited file, the file whose first questions it replaces, one for one, the right answer unchanged)
     postedits: tuple[tuple[str, str], ...] = ()
+    only: str = ""  # a multilingual source: read only the questions in this language (the source's own name for it)
+    # (a file, the split it is the source's own of): each split takes only its file's questions
+    split_of: tuple[tuple[str, str], ...] = ()
+    skipped: str = "tasks that are not such a question"  # what the questions the reader skips are
 
     @property
     def source(self) -> str:
@@ -36,6 +40,52 @@ MMLU_CITATION = (
     "Hendrycks, Burns, Basart, Zou, Mazeika, Song & Steinhardt (2021), Measuring Massive Multitask Language "
     "Understanding, ICLR"
 )
+
+EXAMS_COMMIT = "f859e665de6c370f6214ca5f36a34ace36ada6cb"  # its multilingual files are those of the first commit
+EXAMS_FILES = tuple(f"data/exams/multilingual/{split}.jsonl.tar.gz" for split in ("test", "dev", "train"))
+EXAMS_LICENSE = (
+    "CC BY-SA 4.0 (the repository's README, License: the dataset is licensed under CC-BY-SA 4.0; LICENSE holds its "
+    "text); share-alike: this sample is under the same licence"
+)
+EXAMS_CITATION = (
+    "Hardalov, Mihaylov, Zlatkova, Dinkov, Koychev & Nakov (2020), EXAMS: A Multi-subject High School Examinations "
+    "Dataset for Cross-lingual and Multilingual Question Answering, EMNLP"
+)
+# (dataset, language code, the language's name in EXAMS, the source's own splits used)
+EXAMS_LANGUAGES = (
+    ("exams-bg", "bg", "Bulgarian", True),
+    ("exams-hr", "hr", "Croatian", True),
+    ("exams-hu", "hu", "Hungarian", True),
+    ("exams-it", "it", "Italian", True),
+    ("exams-lt", "lt", "Lithuanian", False),  # test questions only: cut into the three splits
+    ("exams-pl", "pl", "Polish", True),
+    ("exams-pt", "pt", "Portuguese", True),
+    ("exams-sq", "sq", "Albanian", True),
+    ("exams-sr", "sr", "Serbian", True),
+)
+
+
+def _exams(dataset: str, code: str, language: str, own_splits: bool) -> ExamSource:
+    files = EXAMS_FILES if own_splits else EXAMS_FILES[:1]
+    return ExamSource(
+        dataset,
+        code,
+        language,
+        "EXAMS (Hardalov et al. 2020), multilingual high-school examination questions",
+        "mhardalov/exams-qa",
+        EXAMS_COMMIT,
+        "exams",
+        f"the {language} questions of school-leaving and high-school exams in EXAMS's multilingual split (the "
+        "questions alone, without the Wikipedia paragraphs of its with_paragraphs files); only a question with "
+        "the four options A to D is read",
+        EXAMS_LICENSE,
+        EXAMS_CITATION,
+        files=files,
+        only=language,
+        split_of=tuple(zip(files, ("test", "val", "train"), strict=True)) if own_splits else (),
+        skipped="questions with three or five options (the engine's multiple-choice task needs the same number)",
+    )
+
 
 # EuroEval's languages without a knowledge set here whose exam questions (or a translation of
 # MMLU) have their data files in a public GitHub repository under a licence that allows passing
@@ -79,3 +129,4 @@ KNOWLEDGE: dict[str, ExamSource] = {
         ),
     )
 }
+KNOWLEDGE |= {dataset: _exams(dataset, *rest) for dataset, *rest in EXAMS_LANGUAGES}
