@@ -297,9 +297,11 @@ def describe(source, rows: dict[str, list[dict]], entries: list[Entry], counts: 
     paths = {e.path for e in entries}
     files, mixing = "", ""
     if own:
-        files = "Each split takes only questions of the source's own split: " + ", ".join(
-            f"{split} from {path}" for path, split in source.split_of
-        ) + ". "
+        files = (
+            "Each split takes only questions of the source's own split: "
+            + ", ".join(f"{split} from {path}" for path, split in source.split_of)
+            + ". "
+        )
     elif len(paths) > 1:
         mixing = ", which mixes the source's files (its subjects)"
         test_paths = {e.path for e in entries if e.split == "test"}

@@ -14,7 +14,7 @@ from scripts.datasets import knowledge
 from scripts.datasets.knowledge_sources import KNOWLEDGE
 
 REPO = Path(__file__).resolve().parents[2]
-MMLU_LV, ZNO = KNOWLEDGE["mmlu-lv"], KNOWLEDGE["zno-geography-uk"]
+MMLU_LV, ZNO, EXAMS_PT = KNOWLEDGE["mmlu-lv"], KNOWLEDGE["zno-geography-uk"], KNOWLEDGE["exams-pt"]
 SMALL = {"test": 2, "val": 1, "train": 1}
 
 
@@ -114,3 +114,54 @@ def test_the_knowledge_folders_have_four_choices_a_row_and_no_question_twice():
         assert len({(row["question"], *row["choices"]) for row in rows}) == len(rows)
         meta = json.loads((folder / "dataset.json").read_text(encoding="utf-8"))
         assert meta["task"] == "knowledge" and meta["source"].startswith(f"github.com/{KNOWLEDGE[name].repo} @ ")
+
+
+def _exams_archive(*questions: tuple[str, str, list[str], str]) -> bytes:
+    """An EXAMS-like archive of (language, stem, option texts, answer key) questions."""
+    records = [
+        {
+            "question": {"stem": stem, "choices": [{"label": lab, "text": t} for lab, t in zip("ABCDE", texts)]},
+            "answerKey": key,
+            "info": {"language": language},
+        }
+        for language, stem, texts, key in questions
+    ]
+    return knowledge.exams_fixture(records, [True] * len(records))
+
+
+def test_exams_reads_one_languages_four_option_questions_and_each_split_from_the_sources_own():
+    source = replace(EXAMS_PT, split_of=tuple(zip(EXAMS_PT.files, ("test", "val", "train"), strict=True)))
+    test, dev, train = source.files
+    files = {
+        test: _exams_archive(
+            ("Portuguese", " Qual? ", ["a", "b", "c", "d"], "C"),
+            ("Portuguese", "Três?", ["a", "b", "c"], "A"),  # three options: skipped
+            ("Croatian", "Koji?", ["a", "b", "c", "d"], "A"),  # another language: not read
+        ),
+        dev: _exams_archive(("Portuguese", "Onde?", ["e", "f", "g", "h"], "D")),
+        train: _exams_archive(
+            ("Portuguese", "Quem?", ["i", "j", "k", "l"], "A"),
+            ("Portuguese", "Cinco?", ["a", "b", "c", "d", "e"], "E"),  # five options: skipped
+        ),
+    }
+    rows, entries, counts = knowledge.build(source, files, SMALL)
+    assert rows == {
+        "test": [{"question": "Qual?", "choices": ["a", "b", "c", "d"], "label": 2}],
+        "val": [{"question": "Onde?", "choices": ["e", "f", "g", "h"], "label": 3}],
+        "train": [{"question": "Quem?", "choices": ["i", "j", "k", "l"], "label": 0}],
+    }
+    assert counts["skipped"] == 2 and len(entries) == 5
+    fixture = knowledge.fixture_files(source, entries)
+    assert "Koji" not in b"".join(fixture.values()).decode("latin-1")
+    assert knowledge.build(source, fixture, SMALL)[::2] == (rows, counts)
+    assert knowledge.exams_fixture([], []) == knowledge.exams_fixture([], [])  # no dates in an archive
+    bad = {test: _exams_archive(("Portuguese", "Q?", ["a", "b", "c", "d"], "E")), dev: files[dev], train: files[train]}
+    with pytest.raises(ValueError, match="is not one of the options"):
+        knowledge.build(source, bad)
+
+
+def test_exams_without_the_sources_splits_cuts_the_pooled_questions():
+    source = replace(EXAMS_PT, files=EXAMS_PT.files[:1], split_of=())
+    questions = [("Portuguese", f"Q{i}?", ["a", "b", "c", "d"], "ABCD"[i % 4]) for i in range(8)]
+    rows, _, _ = knowledge.build(source, {source.files[0]: _exams_archive(*questions)}, SMALL)
+    assert [len(rows[s]) for s in ("test", "val", "train")] == [2, 1, 1]
