@@ -52,8 +52,10 @@ EXAMS_CITATION = (
     "Dataset for Cross-lingual and Multilingual Question Answering, EMNLP"
 )
 # (dataset, language code, the language's name in EXAMS, the source's own splits used)
-EXAMS_LANGUAGES = (
-    ("exams-bg", "bg", "Bulgarian", True),
+EXAMS_LANGUAGES = (("exams-bg", "bg", "Bulgarian", True),)
+# EXAMS's other languages with a board here: built the same way (byte-identical rebuilds), left
+# out because the bundled models' seeds were not done in time; an entry moved up adds the set
+EXAMS_NOT_SEEDED = (
     ("exams-hr", "hr", "Croatian", True),
     ("exams-hu", "hu", "Hungarian", True),
     ("exams-it", "it", "Italian", True),
@@ -65,7 +67,7 @@ EXAMS_LANGUAGES = (
 )
 
 
-def _exams(dataset: str, code: str, language: str, own_splits: bool) -> ExamSource:
+def exams_source(dataset: str, code: str, language: str, own_splits: bool) -> ExamSource:
     files = EXAMS_FILES if own_splits else EXAMS_FILES[:1]
     return ExamSource(
         dataset,
@@ -129,4 +131,4 @@ KNOWLEDGE: dict[str, ExamSource] = {
         ),
     )
 }
-KNOWLEDGE |= {dataset: _exams(dataset, *rest) for dataset, *rest in EXAMS_LANGUAGES}
+KNOWLEDGE |= {dataset: exams_source(dataset, *rest) for dataset, *rest in EXAMS_LANGUAGES}

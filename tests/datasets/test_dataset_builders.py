@@ -33,7 +33,7 @@ SAMPLE = [
     "xcopa-et",
     "copa-lv",
     "zno-geography-uk",
-    "exams-pt",
+    "exams-bg",
 ]
 
 

@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from scripts.datasets import knowledge
-from scripts.datasets.knowledge_sources import KNOWLEDGE
+from scripts.datasets.knowledge_sources import EXAMS_NOT_SEEDED, KNOWLEDGE, exams_source
 
 REPO = Path(__file__).resolve().parents[2]
-MMLU_LV, ZNO, EXAMS_PT = KNOWLEDGE["mmlu-lv"], KNOWLEDGE["zno-geography-uk"], KNOWLEDGE["exams-pt"]
+MMLU_LV, ZNO = KNOWLEDGE["mmlu-lv"], KNOWLEDGE["zno-geography-uk"]
+EXAMS_PT = exams_source(*EXAMS_NOT_SEEDED[5])  # Portuguese, its own splits
 SMALL = {"test": 2, "val": 1, "train": 1}
 
 
