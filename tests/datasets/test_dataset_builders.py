@@ -33,7 +33,6 @@ SAMPLE = [
     "xcopa-et",
     "copa-lv",
     "zno-geography-uk",
-    "exams-bg",
 ]
 
 

@@ -15,7 +15,7 @@ from scripts.datasets.knowledge_sources import EXAMS_NOT_SEEDED, KNOWLEDGE, exam
 
 REPO = Path(__file__).resolve().parents[2]
 MMLU_LV, ZNO = KNOWLEDGE["mmlu-lv"], KNOWLEDGE["zno-geography-uk"]
-EXAMS_PT = exams_source(*EXAMS_NOT_SEEDED[5])  # Portuguese, its own splits
+EXAMS_PT = exams_source(*EXAMS_NOT_SEEDED[6])  # Portuguese, its own splits
 SMALL = {"test": 2, "val": 1, "train": 1}
 
 
