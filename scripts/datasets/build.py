@@ -19,7 +19,8 @@ import json
 import sys
 from pathlib import Path
 
-from scripts.datasets import copa, ner_corpora, scala, sentiment, sib200, squad, storycloze, uner, xquad
+from scripts.datasets import copa, knowledge, ner_corpora, scala, sentiment, sib200, squad, storycloze, uner, xquad
+from scripts.datasets.knowledge_sources import KNOWLEDGE
 from scripts.datasets.ner_sources import NER_CORPORA
 from scripts.datasets.source_files import FixtureFiles, MirrorFiles
 from scripts.datasets.sources import (
@@ -208,6 +209,19 @@ def build_storycloze(name: str, files_from, out: Path, fixtures: FixtureFiles | 
     return write_corpus_folder(out, name, source, "common-sense-reasoning", rows, description)
 
 
+def build_knowledge(name: str, files_from, out: Path, fixtures: FixtureFiles | None = None) -> Path:
+    source = KNOWLEDGE[name]
+    paths = knowledge.source_paths(source, files_from) + [edited for edited, _ in source.postedits]
+    data = {path: files_from.read(source.repo, source.commit, path) for path in paths}
+    rows, entries, counts = knowledge.build(source, data)
+    if fixtures is not None:
+        needed = knowledge.fixture_files(source, entries) | knowledge.edited_fixture_files(source, data, entries)
+        for path, raw in needed.items():
+            fixtures.write(source.repo, path, raw)
+    description = knowledge.describe(source, rows, entries, counts)
+    return write_corpus_folder(out, name, source, "knowledge", rows, description)
+
+
 BUILDERS = {
     **dict.fromkeys(SCALA, build_scala),
     **dict.fromkeys(SIB200, build_sib),
@@ -218,6 +232,7 @@ BUILDERS = {
     **dict.fromkeys(SENTIMENT, build_sentiment),
     **dict.fromkeys(COPA, build_copa),
     **dict.fromkeys(storycloze.STORYCLOZE, build_storycloze),
+    **dict.fromkeys(KNOWLEDGE, build_knowledge),
 }
 
 

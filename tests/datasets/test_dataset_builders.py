@@ -35,6 +35,7 @@ SAMPLE = [
     "squad-it",
     "xstorycloze-es",
     "valence-et",
+    "zno-geography-uk",
 ]
 
 
