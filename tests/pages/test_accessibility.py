@@ -11,7 +11,6 @@ Screenshots of each page kind at both widths go to test-artifacts/accessibility/
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -19,18 +18,15 @@ from django.urls import reverse
 
 from tests.conftest import DATA_DIR, SHARED_DATASETS
 from tests.pages.builders import build_board
-from tests.pages.test_browser import ARTIFACTS, browser  # noqa: F401 - the shared Chromium fixture
+from tests.pages.test_browser import browser  # noqa: F401 - the shared Chromium fixture
+from tests.support.screenshots import TAKE_SHOTS, shot
 from tests.support.seeds import import_seed_records
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-SHOTS = ARTIFACTS / "accessibility"
 WIDTHS = {"desktop": (1440, 900), "phone": (390, 844)}
 WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 SHOT_MAX_HEIGHT = 5000  # a long page is shown from its top
-# Screenshots of every page at both widths, for a person to look at: asked for with
-# GLOSSA_TEST_SCREENSHOTS=1 (34 full-page shots cost Chromium about 15 s of CPU a run).
-TAKE_SHOTS = os.environ.get("GLOSSA_TEST_SCREENSHOTS") == "1"
 BOARDS = DATA_DIR / "results" / "euroeval-boards"
 SMALL = "google/gemma-3-270m"
 ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
@@ -153,7 +149,7 @@ def screenshot(page, name: str, width: int) -> None:
         return
     height = min(page.evaluate("document.documentElement.scrollHeight"), SHOT_MAX_HEIGHT)
     clip = {"x": 0, "y": 0, "width": width, "height": height}
-    page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True, clip=clip)
+    shot(page, f"accessibility/{name}-{width}.png", full_page=True, clip=clip)
 
 
 def watched_page(context):
@@ -170,7 +166,6 @@ def test_every_page_kind_passes_axe_at_desktop_and_phone_width(live_server, brow
     # under the default 10 iterations the "evaluated here" board would be an empty table.
     settings.EVALUATION_ITERATIONS, settings.EVALUATION_TEST_LIMIT = 3, 32
     pages = load_site(tmp_path)
-    SHOTS.mkdir(parents=True, exist_ok=True)
     failures: dict[str, list[str]] = {}
     too_small: dict[str, list[str]] = {}  # at 390 px: controls under 44 x 44 px
     for label, (width, height) in WIDTHS.items():

@@ -1,8 +1,8 @@
 """Browser tests: headless Chromium (Playwright) against a real server (live_server).
 
 The main test loads the Danish, Swedish and Norwegian boards built from the shared
-published results, filters, sorts and downloads the CSV, and saves screenshots to
-test-artifacts/ for a person to look at.
+published results, filters, sorts and downloads the CSV (with GLOSSA_TEST_SCREENSHOTS=1 it saves screenshots to
+test-artifacts/ for a person to look at: tests/support/screenshots.py).
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from tests.pages.builders import build_board
+from tests.support.screenshots import shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
 
 
@@ -30,7 +30,6 @@ def browser():
     sync_api = pytest.importorskip("playwright.sync_api")
     if not Path(CHROMIUM).exists():
         pytest.fail(f"Chromium missing at {CHROMIUM}")
-    ARTIFACTS.mkdir(exist_ok=True)
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM,
@@ -91,7 +90,7 @@ def test_shared_results_boards_filter_sort_and_download(live_server, page):
     page.goto(live_server.url + "/")
     for code, name in (("da", "Danish"), ("sv", "Swedish"), ("no", "Norwegian"), ("scandinavian", "Scandinavian")):
         assert name in page.locator(f'.language-entry h3 a[href="/leaderboards/{code}/"]').inner_text()
-    page.screenshot(path=str(ARTIFACTS / "home.png"), full_page=True)
+    shot(page, "home.png", full_page=True)
 
     for code in ("scandinavian", "sv", "no", "da"):
         response = page.goto(f"{live_server.url}/leaderboards/{code}/")
@@ -103,12 +102,12 @@ def test_shared_results_boards_filter_sort_and_download(live_server, page):
         assert ranked.count() > 20
         assert page.locator("#board-table tbody.ranked tr").first.locator("td.c-rank").inner_text() == "1"
         assert "–" in page.locator("#board-table tbody.ranked tr td.c-score .ci").first.inner_text()
-        page.screenshot(path=str(ARTIFACTS / f"board-{code}.png"))
-    page.screenshot(path=str(ARTIFACTS / "board-da-full.png"), full_page=True)
-    page.locator("#scatter-chart").screenshot(path=str(ARTIFACTS / "board-da-scatter.png"))
+        shot(page, f"board-{code}.png")
+    shot(page, "board-da-full.png", full_page=True)
+    shot(page.locator("#scatter-chart"), "board-da-scatter.png")
     # Scrolled right: rank and model stay in view.
     page.eval_on_selector(".table-scroll", "e => { e.scrollLeft = 600; e.scrollTop = 300; }")
-    page.screenshot(path=str(ARTIFACTS / "board-da-scrolled.png"))
+    shot(page, "board-da-scrolled.png")
 
     total = len(shown_names(page))
     # Filter by size: the form submits on change; the filter is in the URL.
@@ -133,7 +132,7 @@ def test_shared_results_boards_filter_sort_and_download(live_server, page):
     values = [float(v) for v in column_values(page, "ds:angry-tweets") if v]
     assert values == sorted(values, reverse=True)
     assert "sort=ds%3Aangry-tweets" in page.url and "dir=desc" in page.url
-    page.screenshot(path=str(ARTIFACTS / "board-da-filtered-sorted.png"))
+    shot(page, "board-da-filtered-sorted.png")
 
     # The CSV download has exactly the rows shown, in the order shown.
     shown = shown_names(page)
@@ -154,16 +153,16 @@ def test_shared_results_boards_filter_sort_and_download(live_server, page):
     page.wait_for_selector("[data-figure=task-data][data-rendered=true]")
     assert page.locator("#scores-table tbody tr").count() >= 4
     assert page.locator("#repro-table tr.cmd code").first.inner_text().startswith("python -m evaluation run --model ")
-    page.screenshot(path=str(ARTIFACTS / "model.png"), full_page=True)
-    page.locator(".chart-row").screenshot(path=str(ARTIFACTS / "model-charts.png"))
+    shot(page, "model.png", full_page=True)
+    shot(page.locator(".chart-row"), "model-charts.png")
 
     # A dataset page with its leaderboard and score distribution.
     page.goto(live_server.url + "/datasets/scala-da/")
     page.wait_for_selector("[data-figure=distribution-data][data-rendered=true]", timeout=20_000)
     assert page.locator("#dataset-board tbody tr").count() > 20
-    page.screenshot(path=str(ARTIFACTS / "dataset.png"), full_page=True)
+    shot(page, "dataset.png", full_page=True)
     page.locator("#dataset-board").scroll_into_view_if_needed()
-    page.screenshot(path=str(ARTIFACTS / "dataset-board.png"))
+    shot(page, "dataset-board.png")
 
 
 def test_board_works_without_javascript(live_server, browser):
@@ -181,7 +180,7 @@ def test_board_works_without_javascript(live_server, browser):
         page.click('#board-table thead th[data-key="params"] > a')
         page.wait_for_url("**sort=params**")
         assert shown_names(page) == ["tiny/encoder-s", "danish/bert-base"]
-        page.screenshot(path=str(ARTIFACTS / "board-no-js.png"))
+        shot(page, "board-no-js.png")
     finally:
         context.close()
 
@@ -196,6 +195,6 @@ def test_narrow_screen_scrolls_the_table_not_the_page(live_server, browser):
         assert page_width <= 400
         scroll = page.eval_on_selector(".table-scroll", "e => [e.scrollWidth, e.clientWidth]")
         assert scroll[0] > scroll[1]
-        page.screenshot(path=str(ARTIFACTS / "board-mobile.png"))
+        shot(page, "board-mobile.png")
     finally:
         context.close()

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.pages.test_browser import ARTIFACTS, browser, build_shared_boards  # noqa: F401  (the fixture)
+from tests.pages.test_browser import browser, build_shared_boards  # noqa: F401  (the fixture)
+from tests.support.screenshots import shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -83,7 +84,7 @@ def test_two_suite_models_compared_from_a_board_and_back(live_server, page_at, s
     # sort by a column in place (the address changes, the page does not reload)
     page.click('#board-table thead th[data-key="params"] a')
     page.wait_for_function("() => location.search.includes('sort=params')")
-    page.screenshot(path=str(ARTIFACTS / "board-da-suite-1440.png"), full_page=True)
+    shot(page, "board-da-suite-1440.png", full_page=True)
     for model in (GEMMA, MINILM):
         page.check(f'#board-table input.pick[value="{model}"]')
     page.click("#compare-form button[type=submit]")
@@ -108,7 +109,7 @@ def test_two_suite_models_compared_from_a_board_and_back(live_server, page_at, s
     assert examples.get_attribute("data-test") in ("McNemar (exact)", "Wilcoxon signed-rank")
     assert page.locator("table.compare-sides tbody tr").count() == 2
     assert page.locator("#compare-odds li").count() == 1
-    page.screenshot(path=str(ARTIFACTS / "compare-da-suite-1440.png"), full_page=True)
+    shot(page, "compare-da-suite-1440.png", full_page=True)
 
     # back to the board, in the view it was left in
     page.click("#compare-back a")
@@ -125,10 +126,10 @@ def test_two_suite_models_compared_from_a_board_and_back(live_server, page_at, s
     summary.click()
     note = phone.locator("#board-table tbody.ranked tr").first.locator(".rank-pop")
     assert note.is_visible() and "95% rank set" in note.inner_text()
-    phone.screenshot(path=str(ARTIFACTS / "board-da-suite-390.png"))
+    shot(phone, "board-da-suite-390.png")
     phone.goto(f"{live_server.url}/compare/?board=da-suite&models={GEMMA}&models={MINILM}")
     assert phone.locator("section.compare-dataset").count() == len(names)
-    phone.screenshot(path=str(ARTIFACTS / "compare-da-suite-390.png"), full_page=True)
+    shot(phone, "compare-da-suite-390.png", full_page=True)
     for other in ("sv-suite", "no-suite"):
         page.goto(f"{live_server.url}/leaderboards/{other}/")
         assert_rank_columns(page, wide=True)
@@ -146,10 +147,10 @@ def test_published_boards_read_in_rank_order_at_both_widths(live_server, page_at
         assert len(printed_ranks(wide)) > 20
         phone.goto(f"{live_server.url}/leaderboards/{code}/")
         assert_rank_columns(phone, wide=False)
-    wide.screenshot(path=str(ARTIFACTS / "board-scandinavian-ranks-1440.png"))
+    shot(wide, "board-scandinavian-ranks-1440.png")
     phone.goto(f"{live_server.url}/leaderboards/da/")
     phone.locator("#board-table tbody.ranked tr").nth(3).locator("td.c-rank details summary").click()
-    phone.screenshot(path=str(ARTIFACTS / "board-da-rank-open-390.png"))
+    shot(phone, "board-da-rank-open-390.png")
     assert_path_named_model_never_linked_as_a_hub_id(live_server, wide)
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from tests.pages.builders import build_board
-from tests.pages.test_browser import ARTIFACTS, browser, page  # noqa: F401  (fixtures)
+from tests.pages.test_browser import browser, page  # noqa: F401  (fixtures)
+from tests.support.screenshots import shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -24,6 +25,6 @@ def test_typing_in_the_search_hides_the_other_languages_without_a_reload(live_se
     assert page.evaluate("window.__sameDocument") is True
     assert page.url.endswith("/?q=swe")
     assert "1 of 2 entries" in page.inner_text("#home-count")
-    page.screenshot(path=str(ARTIFACTS / "home-search.png"), full_page=True)
+    shot(page, "home-search.png", full_page=True)
     page.fill("#home-q", "")
     assert page.locator(".language-entry:visible").count() == 2

@@ -13,6 +13,7 @@ import pytest
 
 from leaderboard.models import Dataset, Evaluation, LeaderboardEntry, Submission, SubmissionStatus
 from leaderboard.selectors.export import leaderboard_document
+from tests.support.screenshots import shot
 
 from .conftest import SMOL
 from .worker import wait_for
@@ -20,7 +21,6 @@ from .worker import wait_for
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 SUITE_RESULTS = Path(__file__).resolve().parents[2] / "data" / "results" / "suite"
 DEMO_PROTOCOL = {"GLOSSA_ITERATIONS": "3", "GLOSSA_TEST_LIMIT": "32", "GLOSSA_MAX_TRAIN_STEPS": "20"}
 
@@ -121,8 +121,7 @@ def test_submit_through_the_form_and_find_the_model_ranked_among_its_peers(
     )
     assert counted.filter(model=submission.model).exists()
     assert {e["model"] for e in ranked_entries} <= set(counted.values_list("model__model_id", flat=True))
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "submission-on-da-suite-board.png"), full_page=True)
+    shot(page, "submission-on-da-suite-board.png", full_page=True)
 
     # Its answers are one click from its page: the examples the GPU worker sent with the record.
     page.goto(f"{live_server.url}/models/{SMOL}/")
