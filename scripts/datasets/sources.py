@@ -313,6 +313,24 @@ VALENCE = SentimentCorpus(
     "Pajupuu, Altrov & Pajupuu (2016), Identifying Polarity in Different Text Types, Folklore: Electronic "
     "Journal of Folklore 64, 25-42", ("label", "text"),
 )  # fmt: skip
+KINIT_DOMAINS = ("accomodation", "books", "cars", "games", "mobiles", "movies")  # the repository's spelling
+SLOVAKBERT_REVIEWS = SentimentCorpus(
+    "slovakbert-reviews-sk", "sk", "Slovak", "the sentiment test sets of the SlovakBERT paper "
+    "(kinit-sk/slovakbert-auxiliary, Pikuliak et al. 2022)", "kinit-sk/slovakbert-auxiliary",
+    "004af86de8afc1854ec75db0f7177e9aa65d64db",
+    tuple(f"sentiment_reviews/kinit_golden_{domain}.csv" for domain in KINIT_DOMAINS), "text", "label",
+    (("1", "positive"), ("0", "neutral"), ("-1", "negative")),
+    "1 -> positive, 0 -> neutral, -1 -> negative",
+    "sentences of Slovak reviews of accommodation, books, cars, games, mobile phones and films, each labelled "
+    "positive, neutral or negative by hand (few are neutral). EuroEval's Slovak sentiment set (CSFD-sk) is on "
+    "the Hugging Face Hub only.",
+    "The six domain files are read in that order (the repository's seventh, kinit_golden_stress.csv, holds "
+    "constructed sentences that stress-test negation and the like, and is left out), so the test split takes "
+    "the first domains' sentences and the train split the last ones'.",
+    "Apache License 2.0 (the repository's LICENSE)",
+    "Pikuliak, Grivalský, Konôpka, Blšták, Tamajka, Bachratý, Šimko, Balážik, Trnka & Uhlárik (2022), "
+    "SlovakBERT: Slovak Masked Language Model, Findings of EMNLP 2022", ("text", "label"),
+)  # fmt: skip
 # EuroEval's languages without a sentiment set here whose EuroEval source (or an equivalent)
 # has its data files in a public GitHub repository under a licence that allows passing on a
 # sample. lv-twitter-sentiment-lv is EuroEval's latvian-twitter-sentiment source; husst-hu is
@@ -361,6 +379,7 @@ SENTIMENT: dict[str, SentimentCorpus] = {
             "EMNLP",
         ),
         VALENCE,
+        SLOVAKBERT_REVIEWS,
     )
 }
 

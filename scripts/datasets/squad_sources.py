@@ -50,5 +50,36 @@ SQUAD: dict[str, SquadSet] = {
             "Croce, Zelenanska & Basili (2018), Neural Learning for Question Answering in Italian, AI*IA 2018; "
             + SQUAD_CITATION,
         ),
+        SquadSet(
+            "piaf-fr",
+            "fr",
+            "French",
+            "etalab-ia/piaf-code",
+            "86948a73b26498948e70ad92e4b9b0231eac81f7",
+            "piaf-v1.0.json",
+            "PIAF v1.0 (Keraron et al. 2020; Etalab's 'Pour une IA francophone'): 3,835 questions written in French "
+            "by volunteers on an annotation platform, over 761 paragraphs of 191 French Wikipedia articles, in "
+            "SQuAD's format with one extractive answer each",
+            "MIT (the repository's LICENSE, 'Copyright (c) 2020 DINUM/Etalab'); the paragraphs are French Wikipedia "
+            "text (CC BY-SA)",
+            "Keraron, Lancrenon, Bras, Allary, Moyse, Scialom, Soriano-Morales & Staiano (2020), Project PIAF: "
+            "Building a Native French Question-Answering Dataset, LREC 2020",
+        ),
+        SquadSet(
+            "faquad-pt",
+            "pt",
+            "Portuguese",
+            "liafacom/faquad",
+            "6ad978f20672bb41625b3b71fbe4a88b893d0a86",
+            "data/dataset.json",
+            "FaQuAD (Sayama, Araujo & Fernandes 2019): 900 questions written in Brazilian Portuguese over 249 "
+            "paragraphs of 39 documents of Brazilian higher education (federal university regulations and the "
+            "Brazilian Ministry of Education's pages), in SQuAD's format; EuroEval's Portuguese reading "
+            "comprehension set (MultiWikiQA-pt) is on the Hugging Face Hub only",
+            "CC BY 4.0 (the repository's LICENSE.txt)",
+            "Sayama, Araujo & Fernandes (2019), FaQuAD: Reading Comprehension Dataset in the Domain of Brazilian "
+            "Higher Education, BRACIS 2019",
+            sizes=(("test", 512), ("val", 64), ("train", 256)),
+        ),
     )
 }

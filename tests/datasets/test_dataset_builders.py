@@ -36,6 +36,10 @@ SAMPLE = [
     "xstorycloze-es",
     "valence-et",
     "zno-geography-uk",
+    "piaf-fr",
+    "exams-pt",
+    "slovakbert-reviews-sk",
+    "faquad-pt",
 ]
 
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from scripts.datasets import knowledge
-from scripts.datasets.knowledge_sources import EXAMS_NOT_SEEDED, KNOWLEDGE, exams_source
+from scripts.datasets.knowledge_sources import EXAMS_LANGUAGES, KNOWLEDGE, exams_source
 
 REPO = Path(__file__).resolve().parents[2]
 MMLU_LV, ZNO = KNOWLEDGE["mmlu-lv"], KNOWLEDGE["zno-geography-uk"]
-EXAMS_PT = exams_source(*EXAMS_NOT_SEEDED[6])  # Portuguese, its own splits
+EXAMS_PT = exams_source(*EXAMS_LANGUAGES[6])  # Portuguese, its own splits
 SMALL = {"test": 2, "val": 1, "train": 1}
 
 
