@@ -19,8 +19,9 @@ import json
 import sys
 from pathlib import Path
 
-from scripts.datasets import copa, ner_corpora, scala, sentiment, sib200, uner, xquad
+from scripts.datasets import copa, ner_corpora, scala, sentiment, sib200, simplification, uner, xquad
 from scripts.datasets.ner_sources import NER_CORPORA
+from scripts.datasets.simplification import SIMPLIFICATION
 from scripts.datasets.source_files import FixtureFiles, MirrorFiles
 from scripts.datasets.sources import (
     COPA,
@@ -187,6 +188,17 @@ def build_copa(name: str, files_from, out: Path, fixtures: FixtureFiles | None =
     return write_corpus_folder(out, name, source, "common-sense-reasoning", rows, description)
 
 
+def build_simplification(name: str, files_from, out: Path, fixtures: FixtureFiles | None = None) -> Path:
+    corpus = SIMPLIFICATION[name]
+    data = {path: files_from.read(corpus.repo, corpus.commit, path) for path in corpus.paths()}
+    rows, read, counts = simplification.build(corpus, data)
+    if fixtures is not None:
+        for path, raw in simplification.fixture_files(corpus, read).items():
+            fixtures.write(corpus.repo, path, raw)
+    description = simplification.describe(corpus, rows, counts)
+    return write_corpus_folder(out, name, corpus, "simplification", rows, description)
+
+
 BUILDERS = {
     **dict.fromkeys(SCALA, build_scala),
     **dict.fromkeys(SIB200, build_sib),
@@ -195,6 +207,7 @@ BUILDERS = {
     **dict.fromkeys(NER_CORPORA, build_ner),
     **dict.fromkeys(SENTIMENT, build_sentiment),
     **dict.fromkeys(COPA, build_copa),
+    **dict.fromkeys(SIMPLIFICATION, build_simplification),
 }
 
 

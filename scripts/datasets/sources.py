@@ -3,7 +3,8 @@
 Adding a language's datasets is one entry here (``SCALA`` for its Universal Dependencies
 treebank, ``SIB200`` for its SIB-200 file, ``UNER`` for its Universal NER corpus,
 ``NER_CORPORA`` in :mod:`scripts.datasets.ner_sources` for another NER corpus,
-``SENTIMENT`` for a sentiment corpus, ``COPA`` for a translation of COPA) and a run of
+``SENTIMENT`` for a sentiment corpus, ``COPA`` for a translation of COPA,
+``SIMPLIFICATION`` in :mod:`scripts.datasets.simplification` for a simplification corpus) and a run of
 ``python -m scripts.datasets.build``.
 The folders scala-da, scala-de, scala-en and scala-nb were built before these builders by
 an earlier procedure (their ``dataset.json`` says how) and are not rebuilt here.

@@ -32,6 +32,7 @@ SAMPLE = [
     "elner4-el",
     "xcopa-et",
     "copa-lv",
+    "simpitiki-it",
 ]
 
 
