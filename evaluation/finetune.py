@@ -201,7 +201,7 @@ def evaluate_encoder_dataset(
     train_features = head.encode(splits["train"])
     val_features = head.encode(splits["val"])
     settings = TrainingSettings(max_steps=max_steps, eval_every=eval_every)
-    batch = BatchSize(settings.batch_size)
+    batch = BatchSize.for_device(settings.batch_size, device)
     test_rows = splits["test"]
     tokens = [sum(len(f["input_ids"]) for f in feats) for feats in head.encode(test_rows)] if run else []
     scores = []

@@ -10,6 +10,12 @@ val every 30 steps, early stopping with patience 2, restore the best checkpoint.
   memory (on the CPU) and restored at the end.
 - On out-of-memory the micro-batch size halves (accumulation doubles, so the effective
   batch stays 32) and the interrupted step is redone from scratch; the run goes on.
+- A CPU has no out-of-memory error to halve on: the kernel kills the process. There a
+  micro-batch also holds at most ``CPU_BATCH_TOKENS`` padded tokens (every sequence of
+  every row, multiple-choice rows counting each choice, padded to the chunk's longest), so
+  long texts and many choices make more, smaller micro-batches instead of a process that
+  outgrows the machine (20 GB for 32 four-choice exam questions). The gradient is the same
+  sum: each micro-batch's loss is weighted by its share of the step.
 """
 
 from __future__ import annotations
@@ -31,6 +37,8 @@ DEFAULT_EVAL_EVERY = 30
 DEFAULT_PATIENCE = 2
 # With max_steps=None training runs until early stopping, capped here (EuroEval's cap).
 DEFAULT_MAX_STEPS_CAP = 1000
+# Padded tokens per micro-batch on a CPU: 32 sequences of 256 tokens.
+CPU_BATCH_TOKENS = 8192
 
 
 class OutOfMemoryAtBatchSizeOne(RuntimeError):
@@ -79,6 +87,12 @@ class BatchSize:
 
     size: int
     halvings: int = 0
+    max_tokens: int | None = None  # padded tokens per micro-batch (a CPU's bound); None: no bound
+
+    @classmethod
+    def for_device(cls, size: int, device: str) -> BatchSize:
+        """``size`` examples per micro-batch, and on a CPU at most ``CPU_BATCH_TOKENS`` padded tokens."""
+        return cls(size, max_tokens=CPU_BATCH_TOKENS if device == "cpu" else None)
 
     def halve(self) -> None:
         """Halve the batch size after running out of memory; out of memory at one example raises."""
@@ -90,9 +104,30 @@ class BatchSize:
         self.halvings += 1
 
 
-def chunks(items: Sequence, size: int) -> list[Sequence]:
-    """``items`` cut into consecutive slices of at most ``size``."""
-    return [items[start : start + size] for start in range(0, len(items), size)]
+def chunks(items: Sequence, size: int, max_tokens: int | None = None) -> list[Sequence]:
+    """``items`` cut into consecutive slices of at most ``size``, and, with ``max_tokens``, of
+    at most that many padded tokens (a single item over it is a slice of its own)."""
+    if max_tokens is None:
+        return [items[start : start + size] for start in range(0, len(items), size)]
+    slices, start = [], 0
+    while start < len(items):
+        end, sequences, longest = start + 1, *_shape(items[start])
+        while end < len(items) and end - start < size:
+            more, length = _shape(items[end])
+            if (sequences + more) * max(longest, length) > max_tokens:
+                break
+            end, sequences, longest = end + 1, sequences + more, max(longest, length)
+        slices.append(items[start:end])
+        start = end
+    return slices
+
+
+def _shape(item: Any) -> tuple[int, int]:
+    """(sequences, longest sequence) of one encoded feature; multiple choice: one per choice."""
+    ids = item.get("input_ids", []) if isinstance(item, dict) else []
+    if ids and isinstance(ids[0], list):
+        return len(ids), max(len(choice) for choice in ids)
+    return 1, len(ids)
 
 
 def run_with_oom_halving(
@@ -110,7 +145,7 @@ def run_with_oom_halving(
     """
     while True:
         try:
-            return [run_chunk(chunk) for chunk in chunks(items, batch.size)]
+            return [run_chunk(chunk) for chunk in chunks(items, batch.size, batch.max_tokens)]
         except Exception as exc:  # noqa: BLE001 - re-raised unless it is an OOM
             if not is_out_of_memory(exc):
                 raise
@@ -204,7 +239,7 @@ def train(
     if not train_features:
         raise ValueError("no training examples")
     torch.manual_seed(seed)
-    batch = batch or BatchSize(settings.batch_size)
+    batch = batch or BatchSize.for_device(settings.batch_size, device)
     model.to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate)
     stopper = EarlyStopping(settings.patience)

@@ -19,7 +19,20 @@ import json
 import sys
 from pathlib import Path
 
-from scripts.datasets import copa, ner_corpora, scala, sentiment, sib200, simplification, uner, xquad
+from scripts.datasets import (
+    copa,
+    knowledge,
+    ner_corpora,
+    scala,
+    sentiment,
+    sib200,
+    simplification,
+    squad,
+    storycloze,
+    uner,
+    xquad,
+)
+from scripts.datasets.knowledge_sources import KNOWLEDGE
 from scripts.datasets.ner_sources import NER_CORPORA
 from scripts.datasets.simplification import SIMPLIFICATION
 from scripts.datasets.source_files import FixtureFiles, MirrorFiles
@@ -42,6 +55,7 @@ from scripts.datasets.sources import (
     XQUAD_LICENSE,
     XQUAD_REPO,
 )
+from scripts.datasets.squad_sources import SQUAD
 
 REPO = Path(__file__).resolve().parents[2]
 SPLITS = ("train", "val", "test")
@@ -188,6 +202,39 @@ def build_copa(name: str, files_from, out: Path, fixtures: FixtureFiles | None =
     return write_corpus_folder(out, name, source, "common-sense-reasoning", rows, description)
 
 
+def build_squad(name: str, files_from, out: Path, fixtures: FixtureFiles | None = None) -> Path:
+    source = SQUAD[name]
+    rows, used, counts = squad.build(source, files_from.read(source.repo, source.commit, source.file))
+    if fixtures is not None:  # the paragraphs read, in key order: a fixture of them rebuilds the folder
+        fixtures.write(source.repo, source.file, squad.fixture_bytes(source, used))
+    description = squad.describe(source, used, counts)
+    return write_corpus_folder(out, name, source, "reading-comprehension", rows, description)
+
+
+def build_storycloze(name: str, files_from, out: Path, fixtures: FixtureFiles | None = None) -> Path:
+    source = storycloze.STORYCLOZE[name]
+    data = {path: files_from.read(source.repo, source.commit, path) for _, path in source.files}
+    rows, counts = storycloze.build(source, data)
+    if fixtures is not None:  # every story is used: the files are whole
+        for path, raw in data.items():
+            fixtures.write(source.repo, path, raw)
+    description = storycloze.describe(source, rows, counts)
+    return write_corpus_folder(out, name, source, "common-sense-reasoning", rows, description)
+
+
+def build_knowledge(name: str, files_from, out: Path, fixtures: FixtureFiles | None = None) -> Path:
+    source = KNOWLEDGE[name]
+    paths = knowledge.source_paths(source, files_from) + [edited for edited, _ in source.postedits]
+    data = {path: files_from.read(source.repo, source.commit, path) for path in paths}
+    rows, entries, counts = knowledge.build(source, data)
+    if fixtures is not None:
+        needed = knowledge.fixture_files(source, entries) | knowledge.edited_fixture_files(source, data, entries)
+        for path, raw in needed.items():
+            fixtures.write(source.repo, path, raw)
+    description = knowledge.describe(source, rows, entries, counts)
+    return write_corpus_folder(out, name, source, "knowledge", rows, description)
+
+
 def build_simplification(name: str, files_from, out: Path, fixtures: FixtureFiles | None = None) -> Path:
     corpus = SIMPLIFICATION[name]
     data = {path: files_from.read(corpus.repo, corpus.commit, path) for path in corpus.paths()}
@@ -203,10 +250,13 @@ BUILDERS = {
     **dict.fromkeys(SCALA, build_scala),
     **dict.fromkeys(SIB200, build_sib),
     **dict.fromkeys(XQUAD, build_xquad),
+    **dict.fromkeys(SQUAD, build_squad),
     **dict.fromkeys(UNER, build_uner),
     **dict.fromkeys(NER_CORPORA, build_ner),
     **dict.fromkeys(SENTIMENT, build_sentiment),
     **dict.fromkeys(COPA, build_copa),
+    **dict.fromkeys(storycloze.STORYCLOZE, build_storycloze),
+    **dict.fromkeys(KNOWLEDGE, build_knowledge),
     **dict.fromkeys(SIMPLIFICATION, build_simplification),
 }
 

@@ -1,9 +1,11 @@
-"""Sentiment classification from corpora whose files are JSON lists of records, one text and
-one label each (:class:`scripts.datasets.sources.SentimentCorpus` names the fields and maps the
-labels onto positive, neutral and negative)."""
+"""Sentiment classification from corpora whose files are JSON lists of records or headerless
+CSV files, one text and one label each (:class:`scripts.datasets.sources.SentimentCorpus`
+names the fields, or the CSV columns, and maps the labels onto positive, neutral and negative)."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from collections import Counter
 
@@ -23,12 +25,26 @@ DESCRIPTION = (
 )
 
 
+def _source_records(data: bytes, corpus, path: str) -> list:
+    """The file's records: a JSON list, or the lines of a headerless CSV file as dicts of the
+    corpus's ``columns`` (a line with another number of fields is refused)."""
+    if not corpus.columns:
+        records = json.loads(data.decode("utf-8"))
+        if not isinstance(records, list):
+            raise ValueError(f"{path}: a JSON list of records expected")
+        return records
+    records = []
+    for number, fields in enumerate(csv.reader(io.StringIO(data.decode("utf-8"), newline="")), 1):
+        if len(fields) != len(corpus.columns):
+            raise ValueError(f"{path}:{number}: {len(fields)} fields, {len(corpus.columns)} expected")
+        records.append(dict(zip(corpus.columns, fields, strict=True)))
+    return records
+
+
 def read_records(data: bytes, corpus, path: str) -> list[dict]:
     """The file's records as ``{"text", "label", "record"}`` (label mapped); an unknown label or a
     record without the corpus's fields is refused with the file's name."""
-    records = json.loads(data.decode("utf-8"))
-    if not isinstance(records, list):
-        raise ValueError(f"{path}: a JSON list of records expected")
+    records = _source_records(data, corpus, path)
     mapping = dict(corpus.labels)
     rows = []
     for number, record in enumerate(records):
@@ -94,6 +110,10 @@ def _dropped(text: str, conflicting: set[str], kept: dict) -> str:
 def fixture_bytes(corpus, records: list[dict]) -> bytes:
     """A source file holding only ``records`` (those a build needs) and of them only the two
     fields read, read as the source is."""
+    if corpus.columns:
+        out = io.StringIO()
+        csv.writer(out, lineterminator="\n").writerows([r[c] for c in corpus.columns] for r in records)
+        return out.getvalue().encode("utf-8")
     fields = (corpus.text_field, corpus.label_field)
     return (json.dumps([{f: r[f] for f in fields} for r in records], ensure_ascii=False) + "\n").encode("utf-8")
 

@@ -3,8 +3,11 @@
 Adding a language's datasets is one entry here (``SCALA`` for its Universal Dependencies
 treebank, ``SIB200`` for its SIB-200 file, ``UNER`` for its Universal NER corpus,
 ``NER_CORPORA`` in :mod:`scripts.datasets.ner_sources` for another NER corpus,
-``SENTIMENT`` for a sentiment corpus, ``COPA`` for a translation of COPA,
-``SIMPLIFICATION`` in :mod:`scripts.datasets.simplification` for a simplification corpus) and a run of
+``SQUAD`` in :mod:`scripts.datasets.squad_sources` for a SQuAD-format reading-comprehension file,
+``SENTIMENT`` for a sentiment corpus, ``COPA`` for a translation of COPA, ``STORYCLOZE`` in
+:mod:`scripts.datasets.storycloze` for an XStoryCloze language, ``KNOWLEDGE`` in
+:mod:`scripts.datasets.knowledge_sources` for exam questions, ``SIMPLIFICATION`` in
+:mod:`scripts.datasets.simplification` for a simplification corpus) and a run of
 ``python -m scripts.datasets.build``.
 The folders scala-da, scala-de, scala-en and scala-nb were built before these builders by
 an earlier procedure (their ``dataset.json`` says how) and are not rebuilt here.
@@ -283,6 +286,7 @@ class SentimentCorpus(PinnedCorpus):
     order: str  # the description's words for which file gives which split
     license: str
     citation: str
+    columns: tuple[str, ...] = ()  # a headerless CSV file's column names; () for JSON-list files
 
     @property
     def source(self) -> str:
@@ -294,6 +298,22 @@ HUSST_NOTE = (
     "HuSST's sst_test.json carries no labels (they are withheld for HuLU's own evaluation) and its sst_dev.json is "
     "skewed (697 negative, 435 neutral, 33 positive of 1,165), so both are left unread"
 )
+VALENCE = SentimentCorpus(
+    "valence-et", "et", "Estonian", "the corpus of the Estonian valence classifier EKT1/valence "
+    "(Pajupuu, Altrov & Pajupuu 2016)", "EKT1/valence", "c04db8e397ec01e5cc2c8dd6be2abd86aae91cd7",
+    ("valence/korpus.csv",), "text", "label",
+    (("positiivne", "positive"), ("neutraalne", "neutral"), ("negatiivne", "negative")),
+    "positiivne -> positive, neutraalne -> neutral, negatiivne -> negative",
+    "paragraphs of Estonian online dailies and weeklies of different rubrics and of reader comments, each "
+    "labelled positive, neutral or negative by native readers. The project's later release, the Estonian "
+    "Valence Corpus with a fourth label (mixed), is EuroEval's Estonian sentiment source; this file holds "
+    "2,122 paragraphs and no mixed label.",
+    "All three splits come from valence/korpus.csv (label, text; the corpus has no splits of its own).",
+    "GNU GPL 3.0 (the repository's LICENSE.txt and setup.py; its README asks users of valence/korpus.csv to "
+    "cite the paper)",
+    "Pajupuu, Altrov & Pajupuu (2016), Identifying Polarity in Different Text Types, Folklore: Electronic "
+    "Journal of Folklore 64, 25-42", ("label", "text"),
+)  # fmt: skip
 # EuroEval's languages without a sentiment set here whose EuroEval source (or an equivalent)
 # has its data files in a public GitHub repository under a licence that allows passing on a
 # sample. lv-twitter-sentiment-lv is EuroEval's latvian-twitter-sentiment source; husst-hu is
@@ -341,6 +361,7 @@ SENTIMENT: dict[str, SentimentCorpus] = {
             "Socher et al. (2013), Recursive Deep Models for Semantic Compositionality Over a Sentiment Treebank, "
             "EMNLP",
         ),
+        VALENCE,
     )
 }
 

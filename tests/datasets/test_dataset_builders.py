@@ -32,6 +32,10 @@ SAMPLE = [
     "elner4-el",
     "xcopa-et",
     "copa-lv",
+    "squad-it",
+    "xstorycloze-es",
+    "valence-et",
+    "zno-geography-uk",
     "simpitiki-it",
 ]
 

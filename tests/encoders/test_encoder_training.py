@@ -12,10 +12,12 @@ import pytest
 import torch
 
 from evaluation.encoders.training import (
+    CPU_BATCH_TOKENS,
     BatchSize,
     EarlyStopping,
     OutOfMemoryAtBatchSizeOne,
     TrainingSettings,
+    chunks,
     is_out_of_memory,
     run_with_oom_halving,
     train,
@@ -105,6 +107,45 @@ def test_oom_during_training_halves_and_keeps_the_effective_batch():
     # after the halving every step is 4 micro-batches of 8 (accumulation 4): the same gradient
     assert small.batch_sizes[-4:] == [8, 8, 8, 8]
     assert small.w.item() == pytest.approx(reference.w.item(), abs=1e-5)
+
+
+def feature(length: int, choices: int = 0) -> dict:
+    if choices:
+        return {"input_ids": [[1] * length] * choices}
+    return {"input_ids": [1] * length}
+
+
+def test_a_token_bound_cuts_chunks_by_padded_tokens_as_well_as_by_count():
+    items = [feature(10), feature(10), feature(30), feature(5), feature(5), feature(5)]
+    # padded to each chunk's longest: [10, 10] = 20 tokens; adding 30 would make 3 x 30 = 90
+    assert [len(c) for c in chunks(items, 4, max_tokens=64)] == [2, 2, 2]
+    assert [len(c) for c in chunks(items, 4, max_tokens=None)] == [4, 2]
+    assert [len(c) for c in chunks(items, 2, max_tokens=10_000)] == [2, 2, 2]
+    # a multiple-choice row counts each choice; a row over the bound alone is its own chunk
+    rows = [feature(20, choices=4), feature(20, choices=4), feature(100, choices=4), feature(5, choices=4)]
+    assert [len(c) for c in chunks(rows, 32, max_tokens=200)] == [2, 1, 1]
+
+
+def test_only_a_cpu_bounds_the_tokens_of_a_micro_batch():
+    assert BatchSize.for_device(32, "cpu").max_tokens == CPU_BATCH_TOKENS
+    assert BatchSize.for_device(32, "cuda").max_tokens is None
+
+
+def test_a_token_bound_gives_the_same_training_as_one_micro_batch():
+    """Micro-batches cut by tokens accumulate the gradient of the whole step."""
+
+    def with_ids(rows):
+        return [{**row, "input_ids": [1] * (3 if row["x"] > 2 else 1)} for row in rows]
+
+    settings = TrainingSettings(learning_rate=0.1, effective_batch_size=32, batch_size=32, max_steps=3, eval_every=100)
+    reference = Scalar()
+    train(reference, with_ids(examples(2.0, 64)), [], collate, settings, seed=1)
+    bounded = Scalar()
+    train(bounded, with_ids(examples(2.0, 64)), [], collate, settings, seed=1, batch=BatchSize(32, max_tokens=24))
+    assert len(bounded.batch_sizes) > len(reference.batch_sizes) == 3
+    # every third row has 3 tokens: a chunk with one of them pads to 3 a row, so 8 rows at most
+    assert max(bounded.batch_sizes) == 8
+    assert bounded.w.item() == pytest.approx(reference.w.item(), abs=1e-6)
 
 
 def test_early_stopping_restores_the_best_checkpoint():
