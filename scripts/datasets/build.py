@@ -19,9 +19,22 @@ import json
 import sys
 from pathlib import Path
 
-from scripts.datasets import copa, knowledge, ner_corpora, scala, sentiment, sib200, squad, storycloze, uner, xquad
+from scripts.datasets import (
+    copa,
+    knowledge,
+    ner_corpora,
+    scala,
+    sentiment,
+    sib200,
+    simplification,
+    squad,
+    storycloze,
+    uner,
+    xquad,
+)
 from scripts.datasets.knowledge_sources import KNOWLEDGE
 from scripts.datasets.ner_sources import NER_CORPORA
+from scripts.datasets.simplification import SIMPLIFICATION
 from scripts.datasets.source_files import FixtureFiles, MirrorFiles
 from scripts.datasets.sources import (
     COPA,
@@ -222,6 +235,17 @@ def build_knowledge(name: str, files_from, out: Path, fixtures: FixtureFiles | N
     return write_corpus_folder(out, name, source, "knowledge", rows, description)
 
 
+def build_simplification(name: str, files_from, out: Path, fixtures: FixtureFiles | None = None) -> Path:
+    corpus = SIMPLIFICATION[name]
+    data = {path: files_from.read(corpus.repo, corpus.commit, path) for path in corpus.paths()}
+    rows, read, counts = simplification.build(corpus, data)
+    if fixtures is not None:
+        for path, raw in simplification.fixture_files(corpus, read).items():
+            fixtures.write(corpus.repo, path, raw)
+    description = simplification.describe(corpus, rows, counts)
+    return write_corpus_folder(out, name, corpus, "simplification", rows, description)
+
+
 BUILDERS = {
     **dict.fromkeys(SCALA, build_scala),
     **dict.fromkeys(SIB200, build_sib),
@@ -233,6 +257,7 @@ BUILDERS = {
     **dict.fromkeys(COPA, build_copa),
     **dict.fromkeys(storycloze.STORYCLOZE, build_storycloze),
     **dict.fromkeys(KNOWLEDGE, build_knowledge),
+    **dict.fromkeys(SIMPLIFICATION, build_simplification),
 }
 
 

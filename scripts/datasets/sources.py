@@ -6,7 +6,8 @@ treebank, ``SIB200`` for its SIB-200 file, ``UNER`` for its Universal NER corpus
 ``SQUAD`` in :mod:`scripts.datasets.squad_sources` for a SQuAD-format reading-comprehension file,
 ``SENTIMENT`` for a sentiment corpus, ``COPA`` for a translation of COPA, ``STORYCLOZE`` in
 :mod:`scripts.datasets.storycloze` for an XStoryCloze language, ``KNOWLEDGE`` in
-:mod:`scripts.datasets.knowledge_sources` for exam questions) and a run of
+:mod:`scripts.datasets.knowledge_sources` for exam questions, ``SIMPLIFICATION`` in
+:mod:`scripts.datasets.simplification` for a simplification corpus) and a run of
 ``python -m scripts.datasets.build``.
 The folders scala-da, scala-de, scala-en and scala-nb were built before these builders by
 an earlier procedure (their ``dataset.json`` says how) and are not rebuilt here.

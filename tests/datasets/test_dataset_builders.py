@@ -40,6 +40,7 @@ SAMPLE = [
     "exams-pt",
     "slovakbert-reviews-sk",
     "faquad-pt",
+    "simpitiki-it",
 ]
 
 
