@@ -191,13 +191,19 @@ def build_sentiment(name: str, files_from, out: Path, fixtures: FixtureFiles | N
     return write_corpus_folder(out, name, corpus, "sentiment-classification", rows, description, sentiment.LABELS)
 
 
-def build_copa(name: str, files_from, out: Path, fixtures: FixtureFiles | None = None) -> Path:
-    source = COPA[name]
+def _whole_files(source, files_from, fixtures: FixtureFiles | None) -> dict[str, bytes]:
+    """The source's files (``source.files``: (split, path) pairs), read whole; every item of
+    them is used, so a fixture is the files themselves."""
     data = {path: files_from.read(source.repo, source.commit, path) for _, path in source.files}
-    rows, items, counts = copa.build(source, data)
-    if fixtures is not None:  # every readable item is used: the files are whole
+    if fixtures is not None:
         for path, raw in data.items():
             fixtures.write(source.repo, path, raw)
+    return data
+
+
+def build_copa(name: str, files_from, out: Path, fixtures: FixtureFiles | None = None) -> Path:
+    source = COPA[name]
+    rows, items, counts = copa.build(source, _whole_files(source, files_from, fixtures))
     description = copa.describe(source, rows, items, counts)
     return write_corpus_folder(out, name, source, "common-sense-reasoning", rows, description)
 
@@ -213,11 +219,7 @@ def build_squad(name: str, files_from, out: Path, fixtures: FixtureFiles | None 
 
 def build_storycloze(name: str, files_from, out: Path, fixtures: FixtureFiles | None = None) -> Path:
     source = storycloze.STORYCLOZE[name]
-    data = {path: files_from.read(source.repo, source.commit, path) for _, path in source.files}
-    rows, counts = storycloze.build(source, data)
-    if fixtures is not None:  # every story is used: the files are whole
-        for path, raw in data.items():
-            fixtures.write(source.repo, path, raw)
+    rows, counts = storycloze.build(source, _whole_files(source, files_from, fixtures))
     description = storycloze.describe(source, rows, counts)
     return write_corpus_folder(out, name, source, "common-sense-reasoning", rows, description)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from scripts.datasets.sampling import SEED, item_key
+from scripts.datasets.sampling import SEED, item_key, usable_in_key_order
 
 FIELDS = ("premise", "choice1", "choice2")
 EUROEVAL_SIZES = {"val": 256, "train": 1024}  # the share of val where one file gives val and train
@@ -62,18 +62,8 @@ def _key(item: dict) -> bytes:
     return item_key("\x00".join((item["premise"], item["question"], item["choice1"], item["choice2"])))
 
 
-def _usable(items: list[dict], seen: set[bytes], counts: Counter) -> list[dict]:
-    """The items in key order, without those dropped (counted in ``counts``)."""
-    kept = []
-    for item in sorted(items, key=_key):
-        if not all(item[field] for field in FIELDS) or item["choice1"] == item["choice2"]:
-            counts["dropped"] += 1
-        elif _key(item) in seen:
-            counts["duplicates"] += 1
-        else:
-            seen.add(_key(item))
-            kept.append(item)
-    return kept
+def _unusable(item: dict) -> bool:
+    return not all(item[field] for field in FIELDS) or item["choice1"] == item["choice2"]
 
 
 def row(copa, item: dict) -> dict:
@@ -96,7 +86,7 @@ def build(copa, files: dict[str, bytes]):
     items: dict[str, list[dict]] = {}
     for split, path in copa.files:
         read = read_items(files[path], path, dict(copa.asked), unreadable if copa.unreadable_lines else None)
-        taken = _usable(read, seen, counts)
+        taken = usable_in_key_order(read, _key, _unusable, seen, counts)
         if split == "val+train":
             n_val = len(taken) * EUROEVAL_SIZES["val"] // sum(EUROEVAL_SIZES.values())
             items["val"], items["train"] = taken[:n_val], taken[n_val:]

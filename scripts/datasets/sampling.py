@@ -44,3 +44,18 @@ def take_splits(items: list, key, wanted: dict[str, int]) -> dict[str, list]:
         splits[name] = ordered[start : start + sizes[name]]
         start += sizes[name]
     return splits
+
+
+def usable_in_key_order(items: list, key, unusable, seen: set[bytes], counts) -> list:
+    """``items`` sorted by ``key``, without the ``unusable`` ones (counted as ``dropped``) and
+    without those whose key was ``seen`` before (counted as ``duplicates``); ``seen`` grows."""
+    kept = []
+    for item in sorted(items, key=key):
+        if unusable(item):
+            counts["dropped"] += 1
+        elif key(item) in seen:
+            counts["duplicates"] += 1
+        else:
+            seen.add(key(item))
+            kept.append(item)
+    return kept

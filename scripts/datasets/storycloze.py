@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from scripts.datasets.sampling import SEED, item_key
+from scripts.datasets.sampling import SEED, item_key, usable_in_key_order
 
 STORY = ("InputSentence1", "InputSentence2", "InputSentence3", "InputSentence4")
 ENDINGS = ("RandomFifthSentenceQuiz1", "RandomFifthSentenceQuiz2")
@@ -121,19 +121,8 @@ def _key(story: dict) -> bytes:
     return item_key("\x00".join((*story["story"], *story["endings"])))
 
 
-def _usable(stories: list[dict], seen: set[bytes], counts: Counter) -> list[dict]:
-    """The stories in key order, without those dropped (counted in ``counts``)."""
-    kept = []
-    for story in sorted(stories, key=_key):
-        texts = story["story"] + story["endings"]
-        if not all(texts) or story["endings"][0] == story["endings"][1]:
-            counts["dropped"] += 1
-        elif _key(story) in seen:
-            counts["duplicates"] += 1
-        else:
-            seen.add(_key(story))
-            kept.append(story)
-    return kept
+def _unusable(story: dict) -> bool:
+    return not all(story["story"] + story["endings"]) or story["endings"][0] == story["endings"][1]
 
 
 def row(source: StoryClozeSet, story: dict) -> dict:
@@ -147,7 +136,7 @@ def build(source: StoryClozeSet, files: dict[str, bytes]):
     seen: set[bytes] = set()
     stories: dict[str, list[dict]] = {}
     for split, path in source.files:
-        taken = _usable(read_stories(files[path], path), seen, counts)
+        taken = usable_in_key_order(read_stories(files[path], path), _key, _unusable, seen, counts)
         if split == "val+train":
             n_val = len(taken) * EUROEVAL_SIZES["val"] // sum(EUROEVAL_SIZES.values())
             stories["val"], stories["train"] = taken[:n_val], taken[n_val:]
