@@ -12,10 +12,9 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from scripts.datasets.sampling import SEED, item_key, usable_in_key_order
+from scripts.datasets.sampling import SEED, cut_val_train, item_key, usable_in_key_order
 
 FIELDS = ("premise", "choice1", "choice2")
-EUROEVAL_SIZES = {"val": 256, "train": 1024}  # the share of val where one file gives val and train
 SPLITS = ("train", "val", "test")
 
 DESCRIPTION = (
@@ -88,8 +87,7 @@ def build(copa, files: dict[str, bytes]):
         read = read_items(files[path], path, dict(copa.asked), unreadable if copa.unreadable_lines else None)
         taken = usable_in_key_order(read, _key, _unusable, seen, counts)
         if split == "val+train":
-            n_val = len(taken) * EUROEVAL_SIZES["val"] // sum(EUROEVAL_SIZES.values())
-            items["val"], items["train"] = taken[:n_val], taken[n_val:]
+            items["val"], items["train"] = cut_val_train(taken)
         else:
             items[split] = taken
     if len(unreadable) != copa.unreadable_lines:

@@ -8,6 +8,8 @@ import hashlib
 import random
 
 SEED = 4242
+# EuroEval's val and train sizes: the share of val where one file gives both
+VAL_TRAIN_SIZES = {"val": 256, "train": 1024}
 
 
 def item_key(text: str, purpose: str = "order", seed: int = SEED) -> bytes:
@@ -59,3 +61,9 @@ def usable_in_key_order(items: list, key, unusable, seen: set[bytes], counts) ->
             seen.add(key(item))
             kept.append(item)
     return kept
+
+
+def cut_val_train(items: list) -> tuple[list, list]:
+    """``items`` cut, in order, into val and train in EuroEval's proportion (a fifth to val)."""
+    n_val = len(items) * VAL_TRAIN_SIZES["val"] // sum(VAL_TRAIN_SIZES.values())
+    return items[:n_val], items[n_val:]

@@ -15,13 +15,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from scripts.datasets.sampling import SEED, item_key, usable_in_key_order
+from scripts.datasets.sampling import SEED, cut_val_train, item_key, usable_in_key_order
 
 STORY = ("InputSentence1", "InputSentence2", "InputSentence3", "InputSentence4")
 ENDINGS = ("RandomFifthSentenceQuiz1", "RandomFifthSentenceQuiz2")
 ANSWER = "AnswerRightEnding"
 HEADER = ("InputStoryid", *STORY, *ENDINGS, ANSWER)
-EUROEVAL_SIZES = {"val": 256, "train": 1024}  # the share of val where one file gives val and train
 SPLITS = ("train", "val", "test")
 
 XSC_REPO = "facebookresearch/fairseq"
@@ -138,8 +137,7 @@ def build(source: StoryClozeSet, files: dict[str, bytes]):
     for split, path in source.files:
         taken = usable_in_key_order(read_stories(files[path], path), _key, _unusable, seen, counts)
         if split == "val+train":
-            n_val = len(taken) * EUROEVAL_SIZES["val"] // sum(EUROEVAL_SIZES.values())
-            stories["val"], stories["train"] = taken[:n_val], taken[n_val:]
+            stories["val"], stories["train"] = cut_val_train(taken)
         else:
             stories[split] = taken
     return {split: [row(source, story) for story in stories[split]] for split in SPLITS}, counts
