@@ -17,7 +17,7 @@ import tarfile
 from collections import Counter
 from dataclasses import dataclass, field
 
-from scripts.datasets.sampling import SEED, item_key, split_sizes
+from scripts.datasets.sampling import SEED, cut_in_order, item_key, split_sizes
 
 SIZES = {"test": 2048, "val": 256, "train": 1024}
 SPLITS = ("train", "val", "test")
@@ -249,11 +249,7 @@ def _take(source, pool: list[Entry], sizes: dict[str, int]) -> dict[str, list[En
     own = dict(source.split_of)
     if own:
         return {split: [e for e in pool if own[e.path] == split][:size] for split, size in sizes.items()}
-    taken, start = {}, 0
-    for split, size in split_sizes(len(pool), sizes).items():
-        taken[split] = pool[start : start + size]
-        start += size
-    return taken
+    return cut_in_order(pool, split_sizes(len(pool), sizes))
 
 
 def _row(item: dict) -> dict:

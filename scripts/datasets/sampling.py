@@ -24,13 +24,22 @@ def item_rng(text: str, purpose: str, seed: int = SEED) -> random.Random:
 
 def split_sizes(pool: int, wanted: dict[str, int]) -> dict[str, int]:
     """``wanted`` (test, val, train) when the pool has enough items, else the pool cut in the
-    same proportions (test first)."""
+    same proportions, the remainder to the first split (test, where it comes first)."""
     total = sum(wanted.values())
     if pool >= total:
         return dict(wanted)
     sizes = {name: pool * size // total for name, size in wanted.items()}
-    sizes["test"] += pool - sum(sizes.values())
+    sizes[next(iter(wanted))] += pool - sum(sizes.values())
     return sizes
+
+
+def cut_in_order(ordered: list, sizes: dict[str, int]) -> dict[str, list]:
+    """``ordered`` cut into consecutive slices of ``sizes``, in the order of ``sizes``."""
+    splits, start = {}, 0
+    for name, size in sizes.items():
+        splits[name] = ordered[start : start + size]
+        start += size
+    return splits
 
 
 def take_splits(items: list, key, wanted: dict[str, int]) -> dict[str, list]:
@@ -40,12 +49,7 @@ def take_splits(items: list, key, wanted: dict[str, int]) -> dict[str, list]:
     for item in items:
         unique.setdefault(key(item), item)
     ordered = [unique[k] for k in sorted(unique)]
-    sizes = split_sizes(len(ordered), wanted)
-    splits, start = {}, 0
-    for name in wanted:
-        splits[name] = ordered[start : start + sizes[name]]
-        start += sizes[name]
-    return splits
+    return cut_in_order(ordered, split_sizes(len(ordered), wanted))
 
 
 def usable_in_key_order(items: list, key, unusable, seen: set[bytes], counts) -> list:

@@ -24,7 +24,7 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 from dataclasses import dataclass
 
-from scripts.datasets.sampling import SEED, item_key, split_sizes
+from scripts.datasets.sampling import SEED, cut_in_order, item_key, split_sizes
 
 SIZES = {"test": 2048, "val": 256, "train": 1024}
 SPLITS = ("train", "val", "test")
@@ -164,26 +164,6 @@ def _merged(items: list[dict], seen: set[str], counts: Counter) -> list[dict]:
     return sorted(kept.values(), key=lambda item: item_key(item["text"]))
 
 
-def _cut(pool: list[dict], wanted: dict[str, int]) -> dict[str, list[dict]]:
-    """``pool`` cut in the order of ``wanted``, each split up to its size (a pool too small for
-    all of them is cut in their proportions, the remainder to the first)."""
-    if "test" in wanted:
-        sizes = split_sizes(len(pool), wanted)
-    else:
-        total = sum(wanted.values())
-        sizes = {name: min(size, len(pool) * size // total) for name, size in wanted.items()}
-        if len(pool) >= total:
-            sizes = dict(wanted)
-        else:
-            first = next(iter(wanted))
-            sizes[first] += len(pool) - sum(sizes.values())
-    splits, start = {}, 0
-    for name, size in sizes.items():
-        splits[name] = pool[start : start + size]
-        start += size
-    return splits
-
-
 ROLES = {"pool": SIZES, "test": {"test": SIZES["test"]}, "val+train": {"val": SIZES["val"], "train": SIZES["train"]}}
 
 
@@ -198,7 +178,8 @@ def build(corpus: SimplificationSet, files: dict[str, bytes]):
     for role, path in corpus.files:
         read[path] = READERS[corpus.reader](corpus, files, path)
         counts[f"read {path}"] = len(read[path])
-        for split, taken in _cut(_merged(read[path], seen, counts), ROLES[role]).items():
+        pool = _merged(read[path], seen, counts)
+        for split, taken in cut_in_order(pool, split_sizes(len(pool), ROLES[role])).items():
             splits[split] = splits.get(split, []) + taken
             for item in taken:
                 for source in item["sources"]:
