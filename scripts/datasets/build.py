@@ -35,7 +35,7 @@ from scripts.datasets import (
 from scripts.datasets.knowledge_sources import KNOWLEDGE
 from scripts.datasets.ner_sources import NER_CORPORA
 from scripts.datasets.simplification import SIMPLIFICATION
-from scripts.datasets.source_files import FixtureFiles, MirrorFiles
+from scripts.datasets.source_files import FixtureFiles, MirrorFiles, SourceMissing
 from scripts.datasets.sources import (
     COPA,
     SCALA,
@@ -276,10 +276,19 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown dataset(s) {', '.join(unknown)}; known: {', '.join(sorted(BUILDERS))}")
     files_from = FixtureFiles(args.fixtures) if args.fixtures else MirrorFiles(args.mirror)
     fixtures = FixtureFiles(args.write_fixtures) if args.write_fixtures else None
+    missing: dict[str, str] = {}
     for name in args.names or sorted(BUILDERS):
-        folder = BUILDERS[name](name, files_from, args.out, fixtures)
+        try:
+            folder = BUILDERS[name](name, files_from, args.out, fixtures)
+        except SourceMissing as error:  # the other folders are still built; nothing is half-written
+            missing[name] = str(error)
+            continue
         print(f"{folder}", file=sys.stderr)
-    return 0
+    for name, why in missing.items():
+        print(f"not built: {name}: its source is missing ({why})", file=sys.stderr)
+    if missing:
+        print(f"{len(missing)} folder(s) not built: bring their repositories to {args.mirror} (fetch)", file=sys.stderr)
+    return 1 if missing else 0
 
 
 if __name__ == "__main__":

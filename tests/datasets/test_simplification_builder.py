@@ -81,7 +81,7 @@ def test_asset_en_rows_rebuilt_from_an_excerpt_of_its_source_are_the_committed_o
     """The excerpt holds 16 test and 32 used validation lines of each file (the whole source
     is 22 files of 2,359 lines): each row built from it is a committed row, test rows in
     test, validation rows in val or train, in the committed order."""
-    build.main(["--fixtures", str(FIXTURES), "--out", str(tmp_path), "asset-en"])
+    assert build.main(["--fixtures", str(FIXTURES), "--out", str(tmp_path), "asset-en"]) == 0
     committed = REPO / "data" / "datasets" / "asset-en"
     built = {split: _rows(tmp_path / "asset-en", split) for split in build.SPLITS}
     assert len(built["test"]) == 16 and len(built["val"]) + len(built["train"]) == 32
