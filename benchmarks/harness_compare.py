@@ -39,7 +39,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this tree's engine, not the one the venv's editable install points at
 HARNESS_PYTHON = ROOT / ".venv-harness" / "bin" / "python"
-TASKS = {"tweeteval-sentiment-en": "glossa_tweeteval_sentiment_en", "hellaswag-en": "glossa_hellaswag_en"}
+TASKS = {"poem-sentiment-en": "glossa_poem_sentiment_en", "hellaswag-en": "glossa_hellaswag_en"}
 
 
 def scores(golds: list, preds: list) -> tuple[float, float]:
@@ -266,7 +266,7 @@ def compare_one(name: str, backend, info, weights: Path, args, saved: dict) -> l
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", default="google/gemma-3-270m")
-    parser.add_argument("--datasets", nargs="+", default=["tweeteval-sentiment-en", "hellaswag-en"])
+    parser.add_argument("--datasets", nargs="+", default=["poem-sentiment-en", "hellaswag-en"])
     parser.add_argument("--limit", type=int, default=160)
     parser.add_argument("--dtype", default="float32", choices=["float32", "bfloat16"])
     parser.add_argument("--batch-size", type=int, default=8, help="both engines (ours: MAX_BATCH)")

@@ -203,7 +203,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--limit", type=int, default=48)
     parser.add_argument("--model", default="google/gemma-3-270m")
-    parser.add_argument("--datasets", nargs="+", default=["tweeteval-sentiment-en", "hellaswag-en"])
+    parser.add_argument("--datasets", nargs="+", default=["poem-sentiment-en", "hellaswag-en"])
     parser.add_argument("--iterations", type=int, default=1, help="3 with --limit 32: the demo protocol")
     parser.add_argument("--repeat", type=int, default=3, help="rounds of the three evaluations (medians shown)")
     parser.add_argument("--against-full", action="store_true", help="also time the full-vocabulary pass")

@@ -1,6 +1,7 @@
-"""Sentiment classification from corpora whose files are JSON lists of records or headerless
-CSV files, one text and one label each (:class:`scripts.datasets.sources.SentimentCorpus`
-names the fields, or the CSV columns, and maps the labels onto positive, neutral and negative)."""
+"""Sentiment classification from corpora whose files are JSON lists of records, headerless
+CSV files or tab-separated files, one text and one label each
+(:class:`scripts.datasets.sources.SentimentCorpus` names the fields, or the columns, maps the
+labels onto positive, neutral and negative and names the labels whose records are left out)."""
 
 from __future__ import annotations
 
@@ -25,16 +26,25 @@ DESCRIPTION = (
 )
 
 
+def _lines(data: bytes, corpus) -> list[list[str]]:
+    """The fields of each line: split on the corpus's ``separator`` as they stand (no quoting;
+    a last line may lack its newline), or read as CSV where it has none."""
+    text = data.decode("utf-8")
+    if corpus.separator:
+        return [line.split(corpus.separator) for line in text.removesuffix("\n").split("\n")] if text else []
+    return list(csv.reader(io.StringIO(text, newline="")))
+
+
 def _source_records(data: bytes, corpus, path: str) -> list:
-    """The file's records: a JSON list, or the lines of a headerless CSV file as dicts of the
-    corpus's ``columns`` (a line with another number of fields is refused)."""
+    """The file's records: a JSON list, or the lines of a headerless CSV or separated file as
+    dicts of the corpus's ``columns`` (a line with another number of fields is refused)."""
     if not corpus.columns:
         records = json.loads(data.decode("utf-8"))
         if not isinstance(records, list):
             raise ValueError(f"{path}: a JSON list of records expected")
         return records
     records = []
-    for number, fields in enumerate(csv.reader(io.StringIO(data.decode("utf-8"), newline="")), 1):
+    for number, fields in enumerate(_lines(data, corpus), 1):
         if len(fields) != len(corpus.columns):
             raise ValueError(f"{path}:{number}: {len(fields)} fields, {len(corpus.columns)} expected")
         records.append(dict(zip(corpus.columns, fields, strict=True)))
@@ -42,8 +52,9 @@ def _source_records(data: bytes, corpus, path: str) -> list:
 
 
 def read_records(data: bytes, corpus, path: str) -> list[dict]:
-    """The file's records as ``{"text", "label", "record"}`` (label mapped); an unknown label or a
-    record without the corpus's fields is refused with the file's name."""
+    """The file's records as ``{"text", "label", "record"}`` (label mapped; ``None`` for a label
+    the corpus leaves out); an unknown label or a record without the corpus's fields is refused
+    with the file's name."""
     records = _source_records(data, corpus, path)
     mapping = dict(corpus.labels)
     rows = []
@@ -51,29 +62,33 @@ def read_records(data: bytes, corpus, path: str) -> list[dict]:
         if not isinstance(record, dict) or not isinstance(record.get(corpus.text_field), str):
             raise ValueError(f"{path}: record {number} has no text field {corpus.text_field!r}")
         label = record.get(corpus.label_field)
-        if label not in mapping:
+        if label not in mapping and label not in corpus.left_out:
             raise ValueError(f"{path}: record {number} has the unknown label {label!r}")
-        rows.append({"text": record[corpus.text_field].strip(), "label": mapping[label], "record": record})
+        rows.append({"text": record[corpus.text_field].strip(), "label": mapping.get(label), "record": record})
     return rows
 
 
 def build(corpus, files: dict[str, bytes], sizes: dict[str, int] | None = None):
     """(splits of rows, the source records a fixture needs per file, counts of what was dropped).
 
-    A fixture holds the records used and those dropped (with the kept copy of a dropped
-    duplicate), so that a build from it drops and counts the same."""
-    read = {path: read_records(files[path], corpus, path) for path in corpus.files}
+    A fixture holds the records used and those dropped or left out (with the kept copy of a
+    dropped duplicate), so that a build from it drops and counts the same. Records of a label
+    the corpus leaves out are set aside before anything else (they make no conflict)."""
+    read, needed = {}, {}
+    for path in corpus.files:
+        rows = read_records(files[path], corpus, path)
+        needed[path] = [row["record"] for row in rows if row["label"] is None]
+        read[path] = [row for row in rows if row["label"] is not None]
     labels_of: dict[str, set[str]] = {}
     for rows in read.values():
         for row in rows:
             labels_of.setdefault(row["text"], set()).add(row["label"])
     conflicting = {text for text, labels in labels_of.items() if len(labels) > 1}
-    counts = Counter(conflicts=len(conflicting))
+    counts = Counter(conflicts=len(conflicting), left_out=sum(len(records) for records in needed.values()))
     kept: dict[str, dict] = {}
     pools: dict[str, list[dict]] = {}
-    needed: dict[str, list[dict]] = {}
     for path, rows in read.items():
-        pools[path], needed[path] = [], []
+        pools[path] = []
         for row in sorted(rows, key=lambda r: item_key(r["text"])):
             reason = _dropped(row["text"], conflicting, kept)
             if reason:
@@ -110,6 +125,8 @@ def _dropped(text: str, conflicting: set[str], kept: dict) -> str:
 def fixture_bytes(corpus, records: list[dict]) -> bytes:
     """A source file holding only ``records`` (those a build needs) and of them only the two
     fields read, read as the source is."""
+    if corpus.separator:
+        return "".join(corpus.separator.join(r[c] for c in corpus.columns) + "\n" for r in records).encode("utf-8")
     if corpus.columns:
         out = io.StringIO()
         csv.writer(out, lineterminator="\n").writerows([r[c] for c in corpus.columns] for r in records)
@@ -128,7 +145,7 @@ def describe(corpus, rows: dict[str, list[dict]], counts: Counter) -> str:
         language=corpus.language,
         title=corpus.title,
         about=corpus.about,
-        mapping=corpus.mapping,
+        mapping=corpus.mapping + (f" ({counts['left_out']} records)" if corpus.left_out else ""),
         empty=counts["empty"],
         conflicts=counts["conflicts"],
         conflict_rows=counts["conflict_rows"],

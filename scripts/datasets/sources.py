@@ -275,7 +275,8 @@ class PinnedCorpus:
 
 @dataclass(frozen=True)
 class SentimentCorpus(PinnedCorpus):
-    """A sentiment corpus of JSON-list files, read by :mod:`scripts.datasets.sentiment`."""
+    """A sentiment corpus of JSON-list, headerless CSV or tab-separated files, read by
+    :mod:`scripts.datasets.sentiment`."""
 
     files: tuple[str, ...]  # read, and drawn from, in this order
     text_field: str
@@ -287,6 +288,8 @@ class SentimentCorpus(PinnedCorpus):
     license: str
     citation: str
     columns: tuple[str, ...] = ()  # a headerless CSV file's column names; () for JSON-list files
+    separator: str = ""  # with ``columns``: split each line on this, no quoting (a TSV file); "" for CSV
+    left_out: tuple[str, ...] = ()  # source labels whose records are skipped (e.g. "mixed"), counted
 
     @property
     def source(self) -> str:
@@ -331,6 +334,24 @@ SLOVAKBERT_REVIEWS = SentimentCorpus(
     "Apache License 2.0 (the repository's LICENSE)",
     "Pikuliak, Grivalský, Konôpka, Blšták, Tamajka, Bachratý, Šimko, Balážik, Trnka & Uhlárik (2022), "
     "SlovakBERT: Slovak Masked Language Model, Findings of EMNLP 2022", ("text", "label"),
+)  # fmt: skip
+POEM_SENTIMENT = SentimentCorpus(
+    "poem-sentiment-en", "en", "English", "Poem Sentiment (google-research-datasets/poem-sentiment, Sheng & Uthus "
+    "2020)", "google-research-datasets/poem-sentiment", "612e9a1f86799126c68f0c5d9c3f1fc28f88068f",
+    ("data/test.tsv", "data/dev.tsv", "data/train.tsv"), "verse", "label",
+    (("-1", "negative"), ("0", "neutral"), ("1", "positive")),
+    "-1 -> negative, 0 (no impact) -> neutral, 1 -> positive; 2 (mixed) is left out",
+    "single lines of English poems from Project Gutenberg (lower-case in the source), each labelled negative, "
+    "no impact, positive or mixed. It replaces tweeteval-sentiment-en, withdrawn on 2026-11-27 because its tweets "
+    "(SemEval-2017 Task 4) come under Twitter terms that forbid passing them on.",
+    "The repository's test, dev and train files (id, verse, label; tab-separated, no header) are read in that "
+    "order, so the test split holds every verse of the official test and dev splits and then verses of the train "
+    "file, and val and train come from the train file. The pool is smaller than 2048 + 256 + 1024 rows, so each "
+    "split gets that share of it (the remainder to test).",
+    "CC BY 4.0 (the repository's LICENSE, Creative Commons Attribution 4.0 International)",
+    "Sheng & Uthus (2020), Investigating Societal Biases in a Poetry Composition System, Proceedings of the Second "
+    "Workshop on Gender Bias in Natural Language Processing (GeBNLP), pages 93-106; arXiv:2011.02686",
+    ("id", "verse", "label"), "\t", ("2",),
 )  # fmt: skip
 # EuroEval's languages without a sentiment set here whose EuroEval source (or an equivalent)
 # has its data files in a public GitHub repository under a licence that allows passing on a
@@ -381,6 +402,7 @@ SENTIMENT: dict[str, SentimentCorpus] = {
         ),
         VALENCE,
         SLOVAKBERT_REVIEWS,
+        POEM_SENTIMENT,
     )
 }
 

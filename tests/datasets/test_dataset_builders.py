@@ -42,6 +42,7 @@ SAMPLE = [
     "slovakbert-reviews-sk",
     "faquad-pt",
     "simpitiki-it",
+    "poem-sentiment-en",
 ]
 
 
