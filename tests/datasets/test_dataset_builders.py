@@ -41,6 +41,7 @@ SAMPLE = [
     "slovakbert-reviews-sk",
     "faquad-pt",
     "simpitiki-it",
+    "senticomments-sr",
 ]
 
 
