@@ -275,8 +275,7 @@ class PinnedCorpus:
 
 @dataclass(frozen=True)
 class SentimentCorpus(PinnedCorpus):
-    """A sentiment corpus of JSON-list, headerless CSV or tab-separated files, read by
-    :mod:`scripts.datasets.sentiment`."""
+    """A sentiment corpus of JSON-list or delimited-text files, read by :mod:`scripts.datasets.sentiment`."""
 
     files: tuple[str, ...]  # read, and drawn from, in this order
     text_field: str
@@ -288,8 +287,9 @@ class SentimentCorpus(PinnedCorpus):
     license: str
     citation: str
     columns: tuple[str, ...] = ()  # a headerless CSV file's column names; () for JSON-list files
-    separator: str = ""  # with ``columns``: split each line on this, no quoting (a TSV file); "" for CSV
-    left_out: tuple[str, ...] = ()  # source labels whose records are skipped (e.g. "mixed"), counted
+    delimiter: str = ","  # between a CSV line's fields
+    quoted: bool = True  # False: fields are taken as written, quote characters included (no CSV quoting)
+    unmapped: tuple[str, ...] = ()  # source labels whose records are left out (and counted per label)
 
     @property
     def source(self) -> str:
@@ -351,7 +351,32 @@ POEM_SENTIMENT = SentimentCorpus(
     "CC BY 4.0 (the repository's LICENSE, Creative Commons Attribution 4.0 International)",
     "Sheng & Uthus (2020), Investigating Societal Biases in a Poetry Composition System, Proceedings of the Second "
     "Workshop on Gender Bias in Natural Language Processing (GeBNLP), pages 93-106; arXiv:2011.02686",
-    ("id", "verse", "label"), "\t", ("2",),
+    ("id", "verse", "label"), "\t", False, ("2",),
+)  # fmt: skip
+SENTICOMMENTS_SARCASTIC = ("+1s", "-1s", "+Ms", "-Ms")  # the label with the sarcasm suffix s
+SENTICOMMENTS = SentimentCorpus(
+    "senticomments-sr", "sr", "Serbian", "SentiComments.SR (Batanović, Cvetanović & Nikolić 2020)",
+    "vukbatanovic/SentiComments.SR", "294b3be77fa3c4eee4b18fa9eb9627cd45abdccc",
+    ("SentiComments.SR.corr.txt",), "text", "label",
+    (("+1", "positive"), ("+NS", "neutral"), ("-NS", "neutral"), ("-1", "negative")),
+    "+1 -> positive, -1 -> negative, +NS and -NS -> neutral (NS marks a comment without sentiment; its sign, a "
+    "polarity lean, is set aside as in the authors' own four-way task, whose classes are NS, M, +1 and -1); left "
+    "out are +M and -M (mixed sentiment, mainly positive or mainly negative) and every label carrying the suffix s "
+    "(sarcasm: +1s, -1s, +Ms, -Ms), which do not map onto one of the three labels",
+    "comments on films by visitors of the Serbian film-review site kakavfilm.com, each labelled by two annotators "
+    "working together with one of six labels (+1, -1, +M, -M, +NS, -NS), a suffix s marking sarcasm. The texts "
+    "are the corrected, manually proofread variant (SentiComments.SR.corr.txt; the original texts are in "
+    "SentiComments.SR.orig.txt, with the same labels), mostly in Serbian Latin script: 26 of the 3,490 comments "
+    "contain Cyrillic, kept as written (the prompts are in Cyrillic). The repository's movie and book "
+    "verification corpora (labels of six annotators each) are left unread. EuroEval's Serbian sentiment set "
+    "(MMS-sr) is on the Hugging Face Hub only.",
+    "All three splits come from SentiComments.SR.corr.txt (tab-separated: label, comment ID, text; read without "
+    "quoting; the corpus has no splits of its own).",
+    "CC BY-NC-SA 4.0 (SentiComments.SR, as its LICENSE.md and README say: non-commercial, share-alike; for a "
+    "commercial product the README asks to contact the author)",
+    "Batanović, Cvetanović & Nikolić (2020), A versatile framework for resource-limited sentiment articulation, "
+    "annotation, and analysis of short texts, PLoS ONE 15(11): e0242050",
+    ("label", "id", "text"), "\t", False, ("+M", "-M", *SENTICOMMENTS_SARCASTIC),
 )  # fmt: skip
 # EuroEval's languages without a sentiment set here whose EuroEval source (or an equivalent)
 # has its data files in a public GitHub repository under a licence that allows passing on a
@@ -403,6 +428,7 @@ SENTIMENT: dict[str, SentimentCorpus] = {
         VALENCE,
         SLOVAKBERT_REVIEWS,
         POEM_SENTIMENT,
+        SENTICOMMENTS,
     )
 }
 

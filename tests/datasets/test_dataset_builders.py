@@ -43,6 +43,7 @@ SAMPLE = [
     "faquad-pt",
     "simpitiki-it",
     "poem-sentiment-en",
+    "senticomments-sr",
 ]
 
 

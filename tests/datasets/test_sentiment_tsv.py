@@ -36,7 +36,7 @@ def _tsv(*lines: tuple[str, ...]) -> bytes:
 
 
 def test_the_source_labels_map_as_the_paper_defines_them_and_mixed_is_left_out():
-    assert dict(POEMS.labels) == {"-1": "negative", "0": "neutral", "1": "positive"} and POEMS.left_out == ("2",)
+    assert dict(POEMS.labels) == {"-1": "negative", "0": "neutral", "1": "positive"} and POEMS.unmapped == ("2",)
     data = _tsv(*(line[:3] for line in HAND_CHECKED), MIXED)
     rows = sentiment.read_records(data, POEMS, "data/train.tsv")
     assert [(r["text"], r["label"]) for r in rows] == [(v, label) for _, v, _, label in HAND_CHECKED] + [
@@ -45,7 +45,7 @@ def test_the_source_labels_map_as_the_paper_defines_them_and_mixed_is_left_out()
     built, needed, counts = sentiment.build(POEMS, dict.fromkeys(POEMS.files, b"") | {"data/train.tsv": data})
     kept = {row["text"]: row["label"] for split in built.values() for row in split}
     assert kept == {verse: label for _, verse, _, label in HAND_CHECKED}
-    assert counts["left_out"] == 1 and MIXED[1] not in kept
+    assert counts["unmapped", "2"] == 1 and MIXED[1] not in kept
     assert {"id": "3", "verse": MIXED[1], "label": "2"} in needed["data/train.tsv"]  # a fixture keeps it, to count
     again = {path: sentiment.fixture_bytes(POEMS, records) for path, records in needed.items()}
     assert sentiment.build(POEMS, again)[::2] == (built, counts)
@@ -64,7 +64,7 @@ def test_the_committed_folder_has_the_hand_checked_lines_with_their_labels_and_n
         assert rows[verse] == label
     assert MIXED[1] not in rows and len(rows) == 1052
     meta = json.loads((FOLDER / "dataset.json").read_text(encoding="utf-8"))
-    assert "2 (mixed) is left out (49 records)" in meta["description"]
+    assert "Dropped: 49 records of a label left out (49 labelled 2), 0 empty" in meta["description"]
     assert meta["splits"] == {"train": 323, "val": 80, "test": 649} and meta["license"].startswith("CC BY 4.0")
 
 
