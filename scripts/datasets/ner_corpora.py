@@ -3,7 +3,8 @@ two-column CoNLL files (token, IOB2 tag; tab- or space-separated), three-column 
 (index, token, IOB2 tag), CoNLL-U Plus files with a ``CONLL:NER`` column, CoNLL-U files with
 an ``NER=`` attribute in the MISC column (UD_Slovenian-SSJ), CoNLL-U files with entity
 columns after FEATS (FullStack-LV), JSON lists of sentences (tokens and their tags) and brat
-standoff annotations of tokenized texts. The files may be members of a tar archive in the
+standoff annotations of tokenized texts, or JSON objects whose nested lists end in a sentence's
+words (EstNER_new: documents, sentences, words). The files may be members of a tar archive in the
 repository (elNER).
 
 Each reader gives :class:`scripts.datasets.ner_rows.Sentence` items with the corpus's own
@@ -59,6 +60,12 @@ FORMATS = {
     "json": (
         "Each file is a JSON list of sentences, each an object whose 'tokens' and 'ner_tags' lists (the same "
         "length) are read, the token and its IOB2 tag; its other keys are not read."
+    ),
+    "json-nested": (
+        "Each file is a JSON object in which the lists under the keys {levels} (each level a list of objects "
+        "holding the next) lead to the sentences, a sentence being the list under its '{words}' key; of each "
+        "word the '{token}' value (the token) and the '{tag}' value (its IOB2 tag) are read, and its other keys "
+        "are not. The sentences are read in the order of the file."
     ),
     "standoff": (
         "Each text is a tokenized .tok.txt file (one sentence a line, tokens separated by spaces) with a .tok.ann "
@@ -193,7 +200,37 @@ def read_json(data: bytes, corpus: NerCorpus, where: str = "") -> list[Sentence]
     return sentences
 
 
-READERS = {"conllu": read_conllu, "json": read_json}
+def _objects(value, where: str, what: str) -> list[dict]:
+    if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
+        raise ValueError(f"{where}: {what} is not a list of objects")
+    return value
+
+
+def read_json_nested(data: bytes, corpus: NerCorpus, where: str = "") -> list[Sentence]:
+    """Sentences of a JSON object whose lists of objects under the keys ``corpus.nesting`` lead
+    to a sentence's words, each word's token and tag read from ``corpus.word_fields``."""
+    check = _tag_checker(corpus, where)
+    *outer, words_key = corpus.nesting
+    token_key, tag_key = corpus.word_fields
+    top = json.loads(data.decode("utf-8"))
+    if not isinstance(top, dict):
+        raise ValueError(f"{where}: not a JSON object")
+    level = [top]
+    for key in outer:  # the objects one level down, in file order
+        level = [item for parent in level for item in _objects(parent.get(key), where, repr(key))]
+    sentences = []
+    for sentence in level:
+        words = _objects(sentence.get(words_key), where, repr(words_key))
+        tokens, tags = [word.get(token_key) for word in words], [word.get(tag_key) for word in words]
+        if not all(isinstance(t, str) and t for t in tokens) or not all(isinstance(t, str) for t in tags):
+            raise ValueError(f"{where}: a word needs a token {token_key!r} and a tag {tag_key!r}: {sentence!r:.200}")
+        if tokens:
+            block = json.dumps(sentence, ensure_ascii=False)
+            sentences.append(Sentence(tuple(tokens), tuple(check(t) for t in tags), block))
+    return sentences
+
+
+READERS = {"conllu": read_conllu, "json": read_json, "json-nested": read_json_nested}
 
 
 def line_tokens(line: str) -> list[tuple[int, int]]:
@@ -317,7 +354,12 @@ def describe(corpus: NerCorpus, rows: dict, counts: dict) -> str:
         repo=corpus.repo,
         files=corpus.files_note or ", ".join(corpus.files),
         about=f" {corpus.about}" if corpus.about else "",
-        format=FORMATS[corpus.reader],
+        format=FORMATS[corpus.reader].format(
+            levels=" → ".join(f"'{key}'" for key in corpus.nesting[:-1]),
+            words=corpus.nesting[-1] if corpus.nesting else "",
+            token=corpus.word_fields[0],
+            tag=corpus.word_fields[1],
+        ),
         mapping=corpus.mapping,
         fixes=fixes,
         repaired=counts["repaired"],
@@ -370,5 +412,9 @@ def fixture_files(corpus: NerCorpus, read: list[tuple[str, list[Sentence]]], use
 def _column_excerpt(corpus: NerCorpus, kept: list[Sentence]) -> bytes:
     if corpus.reader == "json":
         return ("[\n" + ",\n".join(s.block for s in kept) + "\n]\n").encode("utf-8")
+    if corpus.reader == "json-nested":  # one object on each outer level, holding every sentence kept
+        outer = corpus.nesting[:-1]
+        head = "".join(f'{{"{key}": [' for key in outer)
+        return (head + "\n" + ",\n".join(s.block for s in kept) + "\n" + "]}" * len(outer) + "\n").encode("utf-8")
     prefix = CONLLUP_HEADER + "\n" if corpus.reader == "conllup" else ""
     return (prefix + "\n\n".join(s.block for s in kept) + "\n\n").encode("utf-8")

@@ -31,6 +31,7 @@ SAMPLE = [
     "lv-twitter-sentiment-lv",
     "husst-hu",
     "elner4-el",
+    "estner-et",
     "xcopa-et",
     "copa-lv",
     "squad-it",
@@ -300,6 +301,73 @@ def test_ronec_reads_tokens_and_tags_of_its_json_and_drops_numeric_and_time_type
         ner_corpora.read_json(b'[{"tokens": ["iPhone"], "ner_tags": ["B-PRODUCT"]}]', corpus, "x.json")
     with pytest.raises(ValueError, match="the same length"):
         ner_corpora.read_json(b'[{"tokens": ["Cluj", "-"], "ner_tags": ["B-GPE"]}]', corpus, "x.json")
+
+
+def _estner_words(text: str) -> list[dict]:
+    """EstNER_new's words from "word/ner_1[/ner_2]" items (ner_3 is O in every sentence here)."""
+    words = []
+    for item in text.split(" "):
+        word, outer, *inner = item.split("/")
+        words.append({"word": word, "ner_1": outer, "ner_2": inner[0] if inner else "O", "ner_3": "O"})
+    return words
+
+
+# Two sentences of EstNER_new_test.json and one of EstNER_new_dev.json at 85c749e, as tagged there
+# (the second level only where it is not O); the expected tags were checked by hand.
+ESTNER_A = (
+    "Homme/B-DATE ja/O ülehomme/B-DATE viibib/O Eesti/B-ORG/B-GPE Panga/I-ORG president/B-TITLE Ardo/B-PER "
+    "Hansson/I-PER Rahvusvahelises/B-ORG Arvelduspangas/I-ORG (/O BIS/B-ORG )/O keskpankade/O juhtide/O "
+    "kohtumisel/O ./O"
+)
+ESTNER_B = (
+    "Tähtpäevakontserdid/O Hortus/B-ORG Musicusega/I-ORG toob/O Mustonen/B-PER publiku/O ette/O veel/O 18./B-DATE "
+    "novembril/I-DATE Peterburis/B-GPE Filharmoonia/B-ORG väikeses/B-LOC saalis/I-LOC ja/O 20./B-DATE "
+    "novembril/I-DATE Moskvas/B-GPE Filharmoonia/B-ORG Tšaikovski/B-LOC/B-PER saalis/I-LOC ./O"
+)
+ESTNER_C = (
+    "FC/B-ORG Levadia/I-ORG ridades/O Eesti/B-TITLE/B-GPE meistri/I-TITLE tiitlit/O tähistanud/O Hunt/B-PER lõi/O "
+    "lõppenud/O hooajal/O siinse/O jalgpalliajaloo/O esimese/O kübaratriki/O eurosarjas/B-EVENT ja/O tegi/O "
+    "debüüdi/O ka/O rahvuskoondises/O ./O"
+)
+
+
+def test_estner_reads_the_outer_level_of_its_nested_json_and_maps_eleven_types_onto_four():
+    corpus = build.NER_CORPORA["estner-et"]
+    source = {
+        "documents": [
+            {"sentences": [{"words": _estner_words(ESTNER_A)}, {"words": _estner_words(ESTNER_B)}]},
+            {"sentences": [{"words": _estner_words(ESTNER_C)}]},
+        ]
+    }
+    first, second, third = ner_corpora.read_json_nested(json.dumps(source).encode(), corpus, "x.json")
+    assert first.tokens[4:9] == ("Eesti", "Panga", "president", "Ardo", "Hansson")
+    assert first.tags[4:6] == ("B-ORG", "I-ORG")  # ner_1 only: Eesti's inner B-GPE is not read
+    types = dict(corpus.types)
+    # DATE and TITLE are tagged O; ORG and PER kept
+    assert ner_rows.glossa_tags(first.tags, types) == (
+        ["O", "O", "O", "O", "B-ORG", "I-ORG", "O", "B-PER", "I-PER", "B-ORG", "I-ORG", "O", "B-ORG", "O"] + ["O"] * 4,
+        0,
+        0,
+    )
+    # GPE -> LOC (Peterburis, Moskvas), LOC kept, each Filharmoonia its own ORG
+    assert ner_rows.glossa_tags(second.tags, types)[0] == [
+        *("O", "B-ORG", "I-ORG", "O", "B-PER", "O", "O", "O", "O", "O"),
+        *("B-LOC", "B-ORG", "B-LOC", "I-LOC", "O", "O", "O", "B-LOC", "B-ORG", "B-LOC", "I-LOC", "O"),
+    ]
+    # EVENT -> MISC; the TITLE "Eesti meistri" is O, its inner GPE Eesti lost with it
+    tags = ner_rows.glossa_tags(third.tags, types)[0]
+    assert tags[:5] == ["B-ORG", "I-ORG", "O", "O", "O"] and tags[7] == "B-PER" and tags[15] == "B-MISC"
+    assert tags.count("O") == len(tags) - 4
+    [(path, excerpt)] = ner_corpora.fixture_files(corpus, [("x.json", [first, second, third])], [third, first])
+    assert ner_corpora.read_json_nested(excerpt, corpus, path) == [first, third]  # a fixture of the sentences used
+    with pytest.raises(ValueError, match="unknown tag 'B-NORP'"):
+        words = [{"word": "eestlased", "ner_1": "B-NORP"}]
+        ner_corpora.read_json_nested(json.dumps({"documents": [{"sentences": [{"words": words}]}]}).encode(), corpus)
+    with pytest.raises(ValueError, match="'sentences' is not a list of objects"):
+        ner_corpora.read_json_nested(b'{"documents": [{"sentence": []}]}', corpus, "x.json")
+    with pytest.raises(ValueError, match="a word needs a token 'word'"):
+        words = [{"token": "Tartu", "ner_1": "B-GPE"}]
+        ner_corpora.read_json_nested(json.dumps({"documents": [{"sentences": [{"words": words}]}]}).encode(), corpus)
 
 
 SSJ_TEXT = """# newdoc id = d1
