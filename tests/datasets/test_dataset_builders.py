@@ -41,6 +41,8 @@ SAMPLE = [
     "slovakbert-reviews-sk",
     "faquad-pt",
     "simpitiki-it",
+    "polaq-pl",
+    "squad-sv",
 ]
 
 
