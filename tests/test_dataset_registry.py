@@ -12,7 +12,7 @@ def test_sync_registers_every_shared_dataset_and_is_idempotent(shared_datasets_d
     call_command("sync_datasets", "--data-dir", str(shared_datasets_dir))
     names = set(Dataset.objects.values_list("name", flat=True))
     folders = {p.parent.name for p in shared_datasets_dir.glob("*/dataset.json")}
-    assert names == folders and len(names) == 123
+    assert names == folders and len(names) == 125
     scala = Dataset.objects.get(name="scala-da")
     assert (scala.task, scala.train_size, scala.val_size, scala.test_size) == ("linguistic-acceptability", 340, 84, 424)
     assert Dataset.objects.get(name="norquad-nb").languages.get().board == "no"
@@ -21,7 +21,7 @@ def test_sync_registers_every_shared_dataset_and_is_idempotent(shared_datasets_d
     assert version.fingerprint.startswith("sha256:") and len(version.fingerprint) == 71
     capsys.readouterr()
     call_command("sync_datasets", "--data-dir", str(shared_datasets_dir))
-    assert "created 0, new version 0, updated 0, unchanged 123, refused 0" in capsys.readouterr().out
+    assert "created 0, new version 0, updated 0, unchanged 125, refused 0" in capsys.readouterr().out
 
 
 @pytest.mark.django_db

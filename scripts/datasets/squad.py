@@ -4,8 +4,11 @@ SQuAD-style set, :mod:`scripts.datasets.squad_sources`).
 Paragraphs are taken in the order of a seeded key of their text and assigned whole to test,
 then val, then train (a paragraph never spans two splits; when a split fills up part-way
 through a paragraph, that paragraph's later questions are left out). A question is dropped
-when it is empty, when its text repeats a question taken earlier, or when one of its
-answers is not its context's text at its offset. Every choice depends only on the
+when it is empty, when it has no answer (SQuAD 2.0's unanswerable questions), when its text
+repeats a question taken earlier, or when one of its answers is not its context's text at its
+offset. Where a source lists one question once per accepted answer
+(``SquadSet.merge_repeats``), a question repeating one taken from the same paragraph adds its
+answers to that row instead. Every choice depends only on the
 paragraphs read before it in key order, so a fixture holding just those paragraphs
 rebuilds a folder byte for byte."""
 
@@ -28,6 +31,12 @@ DESCRIPTION = (
     "it, or has an answer whose text is not in its context at its offset ({repeated} repeated, {misplaced} with "
     "a misplaced answer). Question text is stripped; every answer of a question is kept, so the F1 and "
     "exact-match scores take the best match. Rows of a split are ordered by SHA-256 of '{seed}', 'row' and their id."
+)
+UNANSWERABLE = " Questions with no answer (SQuAD 2.0's unanswerable ones) are left out ({unanswerable})."
+MERGED = (
+    " The source lists a question once per accepted answer, so a question whose (stripped) text repeats one taken "
+    "from the same paragraph is not dropped but adds its answers to that row ({merged} merged); only repeats of a "
+    "question from another paragraph count as repeated."
 )
 
 
@@ -57,7 +66,16 @@ def _row(context: str, qa: dict) -> dict:
         "text": [a["text"] for a in qa["answers"]],
         "answer_start": [a["answer_start"] for a in qa["answers"]],
     }
-    return {"id": qa["id"], "context": context, "question": qa["question"].strip(), "answers": answers}
+    return {"id": str(qa["id"]), "context": context, "question": qa["question"].strip(), "answers": answers}
+
+
+def _add_answers(row: dict, answers: list[dict]) -> None:
+    """A repeat's answers added to the row of the question it repeats (those it lacks, in order)."""
+    for a in answers:
+        pair = (a["text"], a["answer_start"])
+        if pair not in zip(row["answers"]["text"], row["answers"]["answer_start"]):
+            row["answers"]["text"].append(a["text"])
+            row["answers"]["answer_start"].append(a["answer_start"])
 
 
 def build(source: SquadSet, data: bytes) -> tuple[dict[str, list[dict]], list[dict], dict[str, int]]:
@@ -65,7 +83,7 @@ def build(source: SquadSet, data: bytes) -> tuple[dict[str, list[dict]], list[di
     paragraphs = sorted(read_paragraphs(data, source.file), key=lambda p: item_key(p["context"], "paragraph"))
     wanted = dict(source.sizes)
     rows: dict[str, list[dict]] = {split: [] for split in wanted}
-    counts = {"repeated": 0, "misplaced": 0}
+    counts = {"repeated": 0, "misplaced": 0, "unanswerable": 0, "merged": 0}
     seen: set[str] = set()
     used: list[dict] = []
     for paragraph in paragraphs:
@@ -73,26 +91,57 @@ def build(source: SquadSet, data: bytes) -> tuple[dict[str, list[dict]], list[di
         if split is None:
             break
         used.append(paragraph)
+        taken: dict[str, dict] = {}  # this paragraph's rows by question text
         for qa in paragraph["qas"]:
-            if len(rows[split]) == wanted[split]:
-                break
             question = qa["question"].strip()
+            if source.merge_repeats and question in taken:
+                if _answers_found(paragraph["context"], qa["answers"]):
+                    _add_answers(taken[question], qa["answers"])
+                    counts["merged"] += 1
+                else:
+                    counts["misplaced"] += 1
+                continue
+            if len(rows[split]) == wanted[split]:
+                continue  # the split is full: only answers of this paragraph's rows are still taken
             if not question or question in seen:
                 counts["repeated"] += 1
+            elif not qa["answers"]:
+                counts["unanswerable"] += 1
             elif not _answers_found(paragraph["context"], qa["answers"]):
                 counts["misplaced"] += 1
             else:
                 rows[split].append(_row(paragraph["context"], qa))
+                taken[question] = rows[split][-1]
             seen.add(question)
     ordered = {split: sorted(rows.get(split, []), key=lambda r: item_key(r["id"], "row")) for split in SPLITS}
     return ordered, used, counts
 
 
 def fixture_bytes(source: SquadSet, used: list[dict]) -> bytes:
-    """A SQuAD file holding just the paragraphs a folder read (gzipped as the source is)."""
-    raw = json.dumps({"data": [{"title": "fixture", "paragraphs": used}], "version": "1.1"}, ensure_ascii=False)
+    """A SQuAD file holding just the paragraphs a folder read, with the fields the builder reads
+    (gzipped as the source is)."""
+    kept = [
+        {
+            "context": p["context"],
+            "qas": [
+                {
+                    "id": qa["id"],
+                    "question": qa["question"],
+                    "answers": [{"text": a["text"], "answer_start": a["answer_start"]} for a in qa["answers"]],
+                }
+                for qa in p["qas"]
+            ],
+        }
+        for p in used
+    ]
+    raw = json.dumps({"data": [{"title": "fixture", "paragraphs": kept}], "version": "1.1"}, ensure_ascii=False)
     return gzip.compress(raw.encode("utf-8"), mtime=0) if source.file.endswith(".gz") else raw.encode("utf-8")
 
 
 def describe(source: SquadSet, used: list[dict], counts: dict[str, int]) -> str:
-    return DESCRIPTION.format(about=source.about, file=source.file, seed=SEED, paragraphs=len(used), **counts)
+    text = DESCRIPTION.format(about=source.about, file=source.file, seed=SEED, paragraphs=len(used), **counts)
+    if counts["unanswerable"]:
+        text += UNANSWERABLE.format(**counts)
+    if source.merge_repeats:
+        text += MERGED.format(**counts)
+    return text

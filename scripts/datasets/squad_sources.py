@@ -20,6 +20,9 @@ class SquadSet:
     license: str
     citation: str
     sizes: tuple[tuple[str, int], ...] = (("test", 1024), ("val", 128), ("train", 512))
+    # the source lists a question once per accepted answer: a repeat within a paragraph adds
+    # its answers to the question's row instead of being dropped (scripts.datasets.squad)
+    merge_repeats: bool = False
 
     @property
     def source(self) -> str:
@@ -80,6 +83,45 @@ SQUAD: dict[str, SquadSet] = {
             "Sayama, Araujo & Fernandes (2019), FaQuAD: Reading Comprehension Dataset in the Domain of Brazilian "
             "Higher Education, BRACIS 2019",
             sizes=(("test", 512), ("val", 64), ("train", 256)),
+        ),
+        SquadSet(
+            "polaq-pl",
+            "pl",
+            "Polish",
+            "tjur/polaq_master_thesis",
+            "685335730b1283257ce1e696330aed18a9ece4ef",
+            "polaq_test/data/polaq_dataset_manual.json",
+            "PolAQ's manual set (Jurkiewicz 2020, a master's thesis; EuroEval's Polish reading-comprehension set, "
+            "PoQuAD, is on the Hugging Face Hub only): SQuAD v1.1's questions and answers machine-translated into "
+            "Polish (Google Translate; answers also by rules per answer type), each translated answer looked up in "
+            "sentences of the matching Polish Wikipedia article that a doc2vec model ranked similar, the proposed "
+            "sentences accepted or rejected by hand by the author, and some questions reworded by rule; the contexts "
+            "are Polish Wikipedia paragraphs holding the accepted sentence (not translations of SQuAD's "
+            "paragraphs). 5,535 question-answer pairs, one answer each, over 1,969 paragraphs of 344 articles; "
+            "integer ids, written here as strings. The repository's separate hand-written test set "
+            "(polaq_dataset_test.json, 164 questions) is not used",
+            "MIT (the repository's LICENSE, 'Copyright (c) 2020 Tomasz Jurkiewicz') over the translated SQuAD "
+            "questions (SQuAD: CC BY-SA 4.0); the paragraphs are Polish Wikipedia text (CC BY-SA)",
+            "Jurkiewicz (2020), PolAQ (Polish Answers and Questions), master's thesis, "
+            "github.com/tjur/polaq_master_thesis; " + SQUAD_CITATION,
+            merge_repeats=True,
+        ),
+        SquadSet(
+            "squad-sv",
+            "sv",
+            "Swedish",
+            "susumu2357/SQuAD_v2_sv",
+            "4bbd3fd1402798c16dfb08ccc3bb49bd445cce95",
+            "squad_dev_v2_sv.json.gz",
+            "SQuAD_v2_sv (Okazawa 2021): SQuAD 2.0's development set machine-translated into Swedish with the "
+            "Google Translate API, each answer marked in its paragraph before translation and read back from the "
+            "marks (pairs that did not translate cleanly left out, about 10 %); its answerable questions are "
+            "SQuAD v1.1-style extractive questions with one to six answers each (5,211 of 11,156 questions over "
+            "1,204 paragraphs of 35 articles). EuroEval's Swedish reading-comprehension set (MultiWikiQA-sv) is on the "
+            "Hugging Face Hub only; the repository's training file is not in the mirror",
+            "Apache-2.0 (the repository's LICENSE); SQuAD 2.0 itself is CC BY-SA 4.0",
+            "Okazawa (2021), Swedish translation of SQuAD2.0, github.com/susumu2357/SQuAD_v2_sv; "
+            "Rajpurkar, Jia & Liang (2018), Know What You Don't Know: Unanswerable Questions for SQuAD, ACL",
         ),
     )
 }

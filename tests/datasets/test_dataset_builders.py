@@ -45,6 +45,8 @@ SAMPLE = [
     "simpitiki-it",
     "poem-sentiment-en",
     "senticomments-sr",
+    "polaq-pl",
+    "squad-sv",
 ]
 
 

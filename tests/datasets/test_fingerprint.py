@@ -35,7 +35,7 @@ def documented_fingerprint(folder) -> str:
 
 def test_every_shared_dataset_has_the_documented_fingerprint_and_its_sizes(shared_datasets_dir):
     found = discover(shared_datasets_dir)
-    assert len(found) == 123 and not found.refused
+    assert len(found) == 125 and not found.refused
     fingerprints = set()
     for info in found:
         assert FINGERPRINT.match(info.fingerprint)
@@ -45,7 +45,7 @@ def test_every_shared_dataset_has_the_documented_fingerprint_and_its_sizes(share
         assert loaded.fingerprint == info.fingerprint
         assert {split: len(loaded.splits[split]) for split in SPLITS} == info.split_sizes
         fingerprints.add(info.fingerprint)
-    assert len(fingerprints) == 123
+    assert len(fingerprints) == 125
 
 
 def test_fingerprint_is_stable_across_copies_and_changes_with_content(scala, data_dir):
@@ -101,6 +101,6 @@ def test_discovery_is_fast_and_reads_no_split_file(shared_datasets_dir):
     started = time.perf_counter()
     found = discover(shared_datasets_dir)
     elapsed = time.perf_counter() - started
-    assert len(found) == 123
-    assert elapsed < 0.25, f"discovering 123 folders took {elapsed:.3f}s"
+    assert len(found) == 125
+    assert elapsed < 0.25, f"discovering 125 folders took {elapsed:.3f}s"
     assert all("content" not in info.__dict__ for info in found)  # fingerprints are computed on first use
