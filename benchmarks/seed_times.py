@@ -43,7 +43,7 @@ def seed_seconds(records: list[dict], languages: dict[str, str]) -> dict[tuple[s
 
 
 def cell(values: list[float | None]) -> str:
-    """"12.3 min (4/4 timed)", or "–" for a model not seeded on the language."""
+    """The cell for one model: its minutes and how many of its records were timed; "–" where not seeded."""
     if not values:
         return "–"
     timed = [v for v in values if v is not None]
