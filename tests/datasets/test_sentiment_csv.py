@@ -9,6 +9,7 @@ import pytest
 from scripts.datasets import build, sentiment
 
 VALENCE = build.SENTIMENT["valence-et"]
+POEMS = build.SENTIMENT["poem-sentiment-en"]
 PATH = VALENCE.files[0]
 
 
@@ -30,12 +31,17 @@ def test_csv_lines_become_records_and_a_fixture_of_the_needed_ones_builds_the_sa
 
 
 @pytest.mark.parametrize(
-    "data, problem",
-    [(b"positiivne\n", "x.csv:1: 1 fields, 2 expected"), (b"segane,Tekst.\n", "unknown label 'segane'")],
+    "corpus, data, problem",
+    [
+        (VALENCE, b"positiivne\n", "x.csv:1: 1 fields, 2 expected"),
+        (VALENCE, b"segane,Tekst.\n", "unknown label 'segane'"),
+        (POEMS, b"7\tsome verse\n", "x.csv:1: 2 fields, 3 expected"),  # tab-separated, unquoted
+        (POEMS, b"7\tsome verse\t3\n", "unknown label '3'"),
+    ],
 )
-def test_a_csv_line_with_another_number_of_fields_or_an_unknown_label_is_refused(data, problem):
+def test_a_delimited_line_with_another_number_of_fields_or_an_unknown_label_is_refused(corpus, data, problem):
     with pytest.raises(ValueError, match=problem):
-        sentiment.read_records(data, VALENCE, "x.csv")
+        sentiment.read_records(data, corpus, "x.csv")
 
 
 SENTICOMMENTS = build.SENTIMENT["senticomments-sr"]
