@@ -163,7 +163,15 @@ def build_uner(name: str, files_from, out: Path, fixtures: FixtureFiles | None =
         "license": UNER_LICENSE.format(treebank=corpus.name),
         "citation": UNER_CITATION.format(treebank=corpus.name),
         "description": uner.describe(
-            corpus.language, corpus.repo, corpus.name, list(corpus.files), rows, counts, corpus.note
+            corpus.language,
+            corpus.repo,
+            corpus.name,
+            list(corpus.files),
+            rows,
+            counts,
+            corpus.note,
+            corpus.splits,
+            corpus.files_note,
         ),
     }
     return write_folder(out, meta, rows)

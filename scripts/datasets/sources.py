@@ -218,6 +218,8 @@ class UnerCorpus:
     commit: str
     prefix: str  # the files' stem, e.g. "hr_set"
     note: str = ""  # what the description says of the tokens, where there is something to say
+    splits: tuple[str, ...] = ("train", "dev", "test")  # the files read, and pooled, in this order
+    files_note: str = ""  # what the description says of the files instead of their list, if set
 
     @property
     def repo(self) -> str:
@@ -229,12 +231,16 @@ class UnerCorpus:
 
     @property
     def files(self) -> tuple[str, ...]:
-        return tuple(f"{self.prefix}-ud-{s}.iob2" for s in ("train", "dev", "test"))
+        return tuple(f"{self.prefix}-ud-{s}.iob2" for s in self.splits)
 
 
 # EuroEval's languages with a UNER v1 corpus and no NER set here (EuroEval's uner-sk and
 # uner-sr use the same corpora; its Swedish NER set is SUC 3.0, another corpus, so uner-sv is
-# not comparable with it). Each LICENSE.txt says CC BY-SA 4.0, like its UD treebank.
+# not comparable with it). Each LICENSE.txt says CC BY-SA 4.0, like its UD treebank. uner-en
+# replaced conll-en (withdrawn 2026-11-27: CoNLL-2003's Reuters RCV1 text may not be
+# redistributed); EuroEval's English NER set is CoNLL-2003, so uner-en is not comparable with it.
+# UNER_English-EWT's en_ewt-ud-train.iob2 is listed in the mirrored snapshot without contents,
+# so uner-en reads the dev and test files only, as scala-en does with UD_English-EWT.
 UNER: dict[str, UnerCorpus] = {
     corpus.dataset: corpus
     for corpus in (
@@ -257,6 +263,16 @@ UNER: dict[str, UnerCorpus] = {
             "in Latin script, as in the source",
         ),
         UnerCorpus("sv", "Swedish", "Swedish-Talbanken", "dbb692085267da83a35d1e1d2c111671b3c7c46b", "sv_talbanken"),
+        UnerCorpus(
+            "en",
+            "English",
+            "English-EWT",
+            "8ed072de2fd24022cc62458997fe96a8fe191ea4",
+            "en_ewt",
+            splits=("dev", "test"),
+            files_note="en_ewt-ud-dev.iob2, then en_ewt-ud-test.iob2; en_ewt-ud-train.iob2, listed in the mirrored "
+            "snapshot without contents, is not read",
+        ),
     )
 }
 

@@ -25,10 +25,10 @@ DESCRIPTION = (
     "later columns are not read; lines starting with # are comments; a blank line ends a sentence). Tokens are "
     "kept as written{note}. Tag mapping "
     "onto PER/LOC/ORG/MISC: PER, LOC and ORG kept, OTH (UNER's OTHER) -> MISC{misc_note}. An I- tag that does "
-    "not continue an entity of its own type becomes B- (tags changed so in the rows kept: {repaired}). The three "
-    "files are pooled and sentences with the same token sequence dropped (the first kept, in the order train, dev, "
-    "test); each sentence gets a key, SHA-256 of seed {seed} and its "
-    "tokens joined by tabs; sentences are sorted by key and the first {test} form test, the next {val} val and "
+    "not continue an entity of its own type becomes B- (tags changed so in the rows kept: {repaired}). The {count} "
+    "files are pooled and sentences with the same token sequence dropped (the first kept, in the order {order}); "
+    "each sentence gets a key, SHA-256 of seed {seed} and its tokens joined by tabs; sentences are sorted by key "
+    "and the first {test} form test, the next {val} val and "
     "the next {train} train{sizes_note}. Rows are in key order."
 )
 
@@ -64,7 +64,22 @@ def build(files: dict[str, bytes], sizes: dict[str, int] | None = None):
     return build_rows(sentences, TYPES, sizes=sizes)
 
 
-def describe(language: str, repo: str, treebank: str, files: list[str], rows: dict, counts: dict, note: str = ""):
+COUNTS = {1: "one", 2: "two", 3: "three"}
+
+
+def describe(
+    language: str,
+    repo: str,
+    treebank: str,
+    files: list[str],
+    rows: dict,
+    counts: dict,
+    note: str = "",
+    splits: tuple[str, ...] = ("train", "dev", "test"),
+    files_note: str = "",
+):
+    """The description of a set built from ``files`` (one per split of ``splits``, read in that order);
+    ``files_note``, if given, says what the description says of the files instead of their list."""
     misc = counts["MISC"]
     if misc:
         misc_note = f" ({misc} MISC entities in the rows kept)"
@@ -77,7 +92,9 @@ def describe(language: str, repo: str, treebank: str, files: list[str], rows: di
         language=language,
         repo=repo,
         treebank=treebank,
-        files=", ".join(files),
+        files=files_note or ", ".join(files),
+        count=COUNTS[len(files)],
+        order=", ".join(splits),
         note=f" ({note})" if note else "",
         misc_note=misc_note,
         repaired=counts["repaired"],
