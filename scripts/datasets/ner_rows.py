@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from scripts.datasets.sampling import item_key, take_splits
 
-SIZES = {"test": 2048, "val": 256, "train": 1024}  # EuroEval's mini splits, as norne-nb and conll-en
+SIZES = {"test": 2048, "val": 256, "train": 1024}  # EuroEval's mini splits, as norne-nb (and the withdrawn conll-en)
 LABELS = ("O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG", "B-MISC", "I-MISC")
 KINDS = ("PER", "LOC", "ORG", "MISC")
 

@@ -97,14 +97,13 @@ def test_fine_tuning_beats_chance_on_an_easy_slice(minilm_dir, shared_datasets_d
 @pytest.mark.slow
 def test_every_encoder_head_runs_end_to_end(minilm_dir, shared_datasets_dir):
     """One optimizer step per task family on a few real rows: valid metric dicts in [0, 1]."""
-    cases = {
-        "conll-en": {"micro_f1_no_misc", "micro_f1"},
-        "xquad-en": {"f1", "em"},
-        "mmlu-en": {"mcc", "accuracy"},
+    cases = {  # name: (the metrics, iterations)
+        "uner-en": ({"micro_f1_no_misc", "micro_f1"}, 2),
+        "xquad-en": ({"f1", "em"}, 1),
+        "mmlu-en": ({"mcc", "accuracy"}, 1),
     }
-    for name, metrics in cases.items():
+    for name, (metrics, iterations) in cases.items():
         meta, splits = first_rows(shared_datasets_dir, name, {"train": 4, "val": 2, "test": 4})
-        iterations = 2 if name == "conll-en" else 1
         progress = []
         scores = evaluate_encoder_dataset(
             minilm_dir,
