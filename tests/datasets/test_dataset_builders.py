@@ -165,6 +165,21 @@ def test_uner_sentences_are_deduplicated_by_tokens_and_split_by_their_own_key():
     assert counts == {"repaired": 1, "fixed": 0, "PER": 2, "LOC": 1, "ORG": 1, "MISC": 2}
 
 
+def test_a_uner_corpus_without_its_train_file_reads_and_describes_the_files_it_has():
+    english, swedish = build.UNER["uner-en"], build.UNER["uner-sv"]
+    assert english.files == ("en_ewt-ud-dev.iob2", "en_ewt-ud-test.iob2")
+    assert swedish.files == tuple(f"sv_talbanken-ud-{s}.iob2" for s in ("train", "dev", "test"))
+    rows, _, counts = uner.build({"a.iob2": UNER_SENTENCES.encode()}, {"test": 1, "val": 0, "train": 1})
+    args = ("English", english.repo, english.name, list(english.files), rows, counts)
+    text = uner.describe(*args, english.note, english.splits, english.files_note)
+    assert f"({english.files_note}): sentences" in text and "en_ewt-ud-train.iob2, listed in" in text
+    assert "The two files are pooled and sentences with the same token sequence dropped" in text
+    assert "(the first kept, in the order dev, test)" in text
+    three = uner.describe("Swedish", swedish.repo, swedish.name, list(swedish.files), rows, counts)
+    assert "(sv_talbanken-ud-train.iob2, sv_talbanken-ud-dev.iob2, sv_talbanken-ud-test.iob2): sentences" in three
+    assert "The three files are pooled" in three and "in the order train, dev, test)" in three
+
+
 @pytest.mark.parametrize("line", ["1\tAna\tB-MISC\t-\t-", "1\tAna\tB-PER-X\t-\t-", "1\tAna", "1\t\tO"])
 def test_an_unknown_uner_tag_or_a_short_line_is_refused(line):
     with pytest.raises(ValueError, match="x.iob2"):
