@@ -162,17 +162,7 @@ def build_uner(name: str, files_from, out: Path, fixtures: FixtureFiles | None =
         "source": f"github.com/{corpus.repo} @ {corpus.commit}: {', '.join(corpus.files)}",
         "license": UNER_LICENSE.format(treebank=corpus.name),
         "citation": UNER_CITATION.format(treebank=corpus.name),
-        "description": uner.describe(
-            corpus.language,
-            corpus.repo,
-            corpus.name,
-            list(corpus.files),
-            rows,
-            counts,
-            corpus.note,
-            corpus.splits,
-            corpus.files_note,
-        ),
+        "description": uner.describe(corpus, rows, counts),
     }
     return write_folder(out, meta, rows)
 

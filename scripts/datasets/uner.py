@@ -67,19 +67,9 @@ def build(files: dict[str, bytes], sizes: dict[str, int] | None = None):
 COUNTS = {1: "one", 2: "two", 3: "three"}
 
 
-def describe(
-    language: str,
-    repo: str,
-    treebank: str,
-    files: list[str],
-    rows: dict,
-    counts: dict,
-    note: str = "",
-    splits: tuple[str, ...] = ("train", "dev", "test"),
-    files_note: str = "",
-):
-    """The description of a set built from ``files`` (one per split of ``splits``, read in that order);
-    ``files_note``, if given, says what the description says of the files instead of their list."""
+def describe(corpus, rows: dict, counts: dict) -> str:
+    """The description of ``corpus`` (a :class:`scripts.datasets.sources.UnerCorpus`), built from its
+    files, one per split of ``corpus.splits``, read in that order."""
     misc = counts["MISC"]
     if misc:
         misc_note = f" ({misc} MISC entities in the rows kept)"
@@ -89,13 +79,13 @@ def describe(
             "MISC entity; the primary metric, micro-F1 without MISC, is not affected)"
         )
     return DESCRIPTION.format(
-        language=language,
-        repo=repo,
-        treebank=treebank,
-        files=files_note or ", ".join(files),
-        count=COUNTS[len(files)],
-        order=", ".join(splits),
-        note=f" ({note})" if note else "",
+        language=corpus.language,
+        repo=corpus.repo,
+        treebank=corpus.name,
+        files=corpus.files_note or ", ".join(corpus.files),
+        count=COUNTS[len(corpus.files)],
+        order=", ".join(corpus.splits),
+        note=f" ({corpus.note})" if corpus.note else "",
         misc_note=misc_note,
         repaired=counts["repaired"],
         seed=SEED,

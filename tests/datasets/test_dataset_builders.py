@@ -170,12 +170,11 @@ def test_a_uner_corpus_without_its_train_file_reads_and_describes_the_files_it_h
     assert english.files == ("en_ewt-ud-dev.iob2", "en_ewt-ud-test.iob2")
     assert swedish.files == tuple(f"sv_talbanken-ud-{s}.iob2" for s in ("train", "dev", "test"))
     rows, _, counts = uner.build({"a.iob2": UNER_SENTENCES.encode()}, {"test": 1, "val": 0, "train": 1})
-    args = ("English", english.repo, english.name, list(english.files), rows, counts)
-    text = uner.describe(*args, english.note, english.splits, english.files_note)
+    text = uner.describe(english, rows, counts)
     assert f"({english.files_note}): sentences" in text and "en_ewt-ud-train.iob2, listed in" in text
     assert "The two files are pooled and sentences with the same token sequence dropped" in text
     assert "(the first kept, in the order dev, test)" in text
-    three = uner.describe("Swedish", swedish.repo, swedish.name, list(swedish.files), rows, counts)
+    three = uner.describe(swedish, rows, counts)
     assert "(sv_talbanken-ud-train.iob2, sv_talbanken-ud-dev.iob2, sv_talbanken-ud-test.iob2): sentences" in three
     assert "The three files are pooled" in three and "in the order train, dev, test)" in three
 
